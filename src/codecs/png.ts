@@ -1,0 +1,30 @@
+import { oxipngRgba, pngCodec } from '../../wasm'
+import { type Codec, decodedOrThrow, effortOption } from './types'
+
+/** oxipng level for each effort step 0-9 (its own scale is 0-6; level 2 is its default). */
+const OXIPNG_LEVELS = [0, 1, 1, 2, 2, 3, 4, 5, 6, 6] as const
+
+/** Above this many pixels oxipng is held to level 1: its filter trials keep several copies of the image. */
+export const PNG_LEAN_PIXELS = 4_000_000
+
+export const png: Codec = {
+  id: 'png',
+  label: 'PNG (oxipng)',
+  mime: 'image/png',
+  extensions: ['png'],
+  lossy: false,
+  lossless: true,
+  alpha: true,
+  options: {
+    effort: effortOption(4, 'oxipng optimisation level 0-6 (effort 4 = level 2); capped at level 1 above 4 MP.'),
+  },
+  async decode(bytes) {
+    const codec = await pngCodec()
+    return decodedOrThrow(codec.decode(bytes), 'PNG')
+  },
+  async encode(image, { effort }) {
+    const pixels = image.width * image.height
+    const level = Math.min(OXIPNG_LEVELS[effort] ?? 2, pixels > PNG_LEAN_PIXELS ? 1 : 6)
+    return oxipngRgba(image.data, image.width, image.height, level, false, true)
+  },
+}

@@ -1,0 +1,37 @@
+import { defaultOptions } from '@jsquash/webp/meta.js'
+import { webpDecoder, webpEncoder } from '../../wasm'
+import { type Codec, decodedOrThrow, effortOption, losslessOption, qualityOption } from './types'
+
+/** libwebp's low_memory mode (about half the encoder's working memory, a little slower) from here up. */
+export const WEBP_LOW_MEMORY_PIXELS = 4_000_000
+
+export const webp: Codec = {
+  id: 'webp',
+  label: 'WebP (libwebp)',
+  mime: 'image/webp',
+  extensions: ['webp'],
+  lossy: true,
+  lossless: true,
+  alpha: true,
+  options: {
+    quality: qualityOption(80),
+    lossless: losslessOption,
+    effort: effortOption(4, 'libwebp method = min(effort, 6); lossless also sets its compression level to effort x 11.'),
+  },
+  async decode(bytes) {
+    const decoder = await webpDecoder()
+    return decodedOrThrow(decoder.decode(bytes), 'WebP')
+  },
+  async encode(image, { quality, lossless, effort }) {
+    const encoder = await webpEncoder()
+    const out = encoder.encode(image.data, image.width, image.height, {
+      ...defaultOptions,
+      quality: lossless ? Math.min(100, effort * 11) : quality,
+      method: Math.min(6, effort),
+      lossless: lossless ? 1 : 0,
+      low_memory: image.width * image.height > WEBP_LOW_MEMORY_PIXELS ? 1 : 0,
+    })
+    if (!out) throw new Error('WebP encoding failed')
+    return new Uint8Array(out.buffer, out.byteOffset, out.byteLength)
+  },
+}

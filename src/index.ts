@@ -1,0 +1,28 @@
+import { Hono } from 'hono'
+import { secureHeaders } from 'hono/secure-headers'
+import { ApiError, problemOf, problemResponse } from './errors'
+import { compress } from './routes/compress'
+import { formats } from './routes/formats'
+import { health } from './routes/health'
+
+/**
+ * imgedge: the Hono app. Middleware order: security headers, then routes; every error, ours or not,
+ * leaves as application/problem+json.
+ */
+export const app = new Hono<{ Bindings: Env }>()
+
+app.use('*', secureHeaders({ crossOriginResourcePolicy: 'cross-origin', crossOriginOpenerPolicy: false }))
+
+app.route('/api/health', health)
+app.route('/api/formats', formats)
+app.route('/api/compress', compress)
+
+app.notFound((c) => problemResponse(problemOf('not_found', `No route for ${c.req.method} ${new URL(c.req.url).pathname}.`)))
+
+app.onError((error, c) => {
+  if (error instanceof ApiError) return error.getResponse()
+  console.error(`unhandled error on ${c.req.method} ${new URL(c.req.url).pathname}: ${(error as Error).stack ?? error}`)
+  return problemResponse(problemOf('internal_error', 'The server failed to handle this request.'))
+})
+
+export default app

@@ -1,0 +1,37 @@
+import { z } from '@hono/zod-openapi'
+import { OUTPUT_FORMATS } from '../codecs/registry'
+
+const flag = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((value) => value === 'true' || value === '1')
+
+const dimension = z.coerce.number().int().min(1).max(16384)
+
+/**
+ * The options of POST /api/compress, as query parameters or multipart form fields of the same names.
+ * Unknown names are an error: an option a client misspells must not be silently ignored.
+ * This schema validates requests and generates the OpenAPI document, so the two cannot drift.
+ */
+export const CompressOptionsSchema = z.strictObject({
+  format: z
+    .enum([...OUTPUT_FORMATS, 'jpg', 'auto'])
+    .transform((value) => (value === 'jpg' ? 'jpeg' : value))
+    .optional()
+    .openapi({ description: "Output format; default: the input's (GIF becomes PNG). `auto` picks from Accept." }),
+  quality: z.coerce.number().int().min(1).max(100).optional().openapi({ description: 'Lossy quality 1-100.' }),
+  lossless: flag.optional().openapi({ description: 'Lossless encoding (PNG always; WebP and AVIF on request).' }),
+  effort: z.coerce.number().int().min(0).max(9).optional().openapi({ description: 'CPU effort 0-9 (default 4).' }),
+  width: dimension.optional().openapi({ description: 'Target width in pixels.' }),
+  height: dimension.optional().openapi({ description: 'Target height in pixels.' }),
+  fit: z.enum(['inside', 'cover', 'contain', 'fill']).default('inside').openapi({ description: 'How to fit width x height.' }),
+  enlarge: flag.default(false).openapi({ description: 'Allow output larger than the input.' }),
+  background: z
+    .string()
+    .regex(/^#?([0-9a-f]{3}|[0-9a-f]{6})$/i, 'must be a hex colour such as ffffff or #fff')
+    .default('#ffffff')
+    .openapi({ description: 'Colour behind transparent pixels when the output has no alpha (JPEG) and for `contain` padding.' }),
+  response: z.enum(['image', 'json']).optional().openapi({ description: 'json: a JSON answer with the image base64-encoded.' }),
+})
+
+export type CompressOptions = z.output<typeof CompressOptionsSchema>
+export type RequestedFormat = NonNullable<CompressOptions['format']>

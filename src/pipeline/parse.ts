@@ -1,0 +1,130 @@
+import type { Context } from 'hono'
+import { z } from 'zod'
+import { ApiError } from '../errors'
+import { type CompressOptions, CompressOptionsSchema } from './options'
+
+export interface ParsedRequest {
+  bytes: Uint8Array
+  options: CompressOptions
+  /** How the image arrived: raw body or a multipart field. */
+  source: 'raw' | 'multipart'
+  /** The client's file name, when multipart gave one; used to name the answer. */
+  filename?: string
+}
+
+/**
+ * Read a request body, counting bytes as they stream in and stopping at `maxBytes`.
+ *
+ * Hono's bodyLimit trusts a Content-Length when one is present; we count regardless, so neither a
+ * missing nor a lying Content-Length lets a larger body through.
+ */
+export async function readBody(request: Request, maxBytes: number): Promise<Uint8Array> {
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN)
+  if (declared > maxBytes) throw tooLarge(maxBytes)
+  if (!request.body) return new Uint8Array(0)
+  const reader = request.body.getReader()
+  let buffer = new Uint8Array(Number.isFinite(declared) && declared > 0 ? declared : 64 * 1024)
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    if (size + value.length > maxBytes) {
+      await reader.cancel().catch(() => {})
+      throw tooLarge(maxBytes)
+    }
+    if (size + value.length > buffer.length) {
+      const grown = new Uint8Array(Math.min(maxBytes, Math.max(size + value.length, buffer.length * 2)))
+      grown.set(buffer.subarray(0, size))
+      buffer = grown
+    }
+    buffer.set(value, size)
+    size += value.length
+  }
+  return buffer.subarray(0, size)
+}
+
+const tooLarge = (maxBytes: number) =>
+  new ApiError('payload_too_large', `The request body is larger than the limit of ${maxBytes} bytes.`, {
+    limit: maxBytes,
+  })
+
+/** Collect option names/values, refusing an option given twice (which of the two would win is a guess). */
+function collectFields(entries: Iterable<[string, string]>, into: Record<string, string>): void {
+  for (const [name, value] of entries) {
+    if (name in into) throw new ApiError('invalid_option', `Option "${name}" is given more than once.`, { option: name })
+    into[name] = value
+  }
+}
+
+/** Validate option fields against the schema, turning zod's issues into one invalid_option answer. */
+export function parseOptions(fields: Record<string, string>): CompressOptions {
+  const result = CompressOptionsSchema.safeParse(fields)
+  if (result.success) return result.data
+  const errors = result.error.issues.map((issue) => describeIssue(issue))
+  throw new ApiError('invalid_option', errors.map((e) => `${e.option}: ${e.message}`).join('; '), {
+    option: errors[0]?.option,
+    errors,
+  })
+}
+
+function describeIssue(issue: z.core.$ZodIssue): { option: string; message: string } {
+  if (issue.code === 'unrecognized_keys') {
+    return { option: issue.keys.join(', '), message: `unknown option (known: ${Object.keys(CompressOptionsSchema.shape).join(', ')})` }
+  }
+  return { option: issue.path.join('.') || '(options)', message: issue.message }
+}
+
+const RAW_TYPES = /^(image\/[a-z0-9.+-]+|application\/octet-stream)$/i
+
+/**
+ * Step 1 of the pipeline: the image bytes and the validated options, from either a raw body
+ * (`Content-Type: image/*` or `application/octet-stream`) or `multipart/form-data` field `image`.
+ *
+ * @example
+ * const { bytes, options } = await parseRequest(c, limits.maxInputBytes)
+ */
+export async function parseRequest(c: Context, maxBytes: number): Promise<ParsedRequest> {
+  const fields: Record<string, string> = {}
+  collectFields(new URL(c.req.url).searchParams.entries(), fields)
+  const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
+
+  if (type === 'multipart/form-data') {
+    const body = await readBody(c.req.raw, maxBytes)
+    let form: FormData
+    try {
+      form = await new Request(c.req.url, { method: 'POST', headers: c.req.raw.headers, body }).formData()
+    } catch {
+      throw new ApiError('invalid_request', 'The multipart/form-data body could not be parsed.')
+    }
+    const images = form.getAll('image')
+    if (images.length > 1) throw new ApiError('invalid_request', 'Send exactly one "image" field.')
+    const file = images[0]
+    if (file === undefined) throw new ApiError('missing_image', 'The multipart body has no "image" field.')
+    const rest: Array<[string, string]> = []
+    for (const [name, value] of form.entries()) {
+      if (name === 'image') continue
+      if (typeof value !== 'string') throw new ApiError('invalid_option', `Field "${name}" must be text, not a file.`, { option: name })
+      rest.push([name, value])
+    }
+    collectFields(rest, fields)
+    const bytes = typeof file === 'string' ? new TextEncoder().encode(file) : new Uint8Array(await file.arrayBuffer())
+    if (bytes.length === 0) throw new ApiError('missing_image', 'The "image" field is empty.')
+    return {
+      bytes,
+      options: parseOptions(fields),
+      source: 'multipart',
+      ...(typeof file !== 'string' && file.name ? { filename: file.name } : {}),
+    }
+  }
+
+  if (type !== '' && !RAW_TYPES.test(type)) {
+    throw new ApiError(
+      'unsupported_media_type',
+      `Content-Type ${type} is not accepted: send the image as the raw body (image/* or application/octet-stream) or as multipart/form-data field "image".`,
+    )
+  }
+  const options = parseOptions(fields)
+  const bytes = await readBody(c.req.raw, maxBytes)
+  if (bytes.length === 0) throw new ApiError('missing_image', 'The request body is empty: send the image bytes.')
+  return { bytes, options, source: 'raw' }
+}

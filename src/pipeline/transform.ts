@@ -1,0 +1,143 @@
+import { resizeRgba } from '../../wasm'
+import type { CompressOptions } from './options'
+
+export type Fit = CompressOptions['fit']
+
+/** What to do to the decoded pixels: an optional centred crop, a resample, and padding. */
+export interface Geometry {
+  /** Source region to keep (cover). */
+  crop: { x: number; y: number; width: number; height: number }
+  /** Size the kept region is resampled to. */
+  resize: { width: number; height: number }
+  /** Final canvas; larger than `resize` only for contain, which centres the image on it. */
+  canvas: { width: number; height: number }
+}
+
+/**
+ * The fit maths: from the upright source size and the requested box, where every pixel goes.
+ * Without `enlarge` the image is never scaled up.
+ *
+ * @example
+ * planGeometry(4000, 3000, { width: 800, fit: 'inside', enlarge: false }).canvas // { width: 800, height: 600 }
+ */
+export function planGeometry(
+  srcWidth: number,
+  srcHeight: number,
+  { width, height, fit, enlarge }: Pick<CompressOptions, 'width' | 'height' | 'fit' | 'enlarge'>,
+): Geometry {
+  const whole = { x: 0, y: 0, width: srcWidth, height: srcHeight }
+  const limit = (scale: number) => (enlarge ? scale : Math.min(1, scale))
+  const round = (value: number) => Math.max(1, Math.round(value))
+
+  if (width === undefined && height === undefined) {
+    const size = { width: srcWidth, height: srcHeight }
+    return { crop: whole, resize: size, canvas: size }
+  }
+  if (width === undefined || height === undefined) {
+    const scale = limit(width !== undefined ? width / srcWidth : height! / srcHeight)
+    const size = { width: round(srcWidth * scale), height: round(srcHeight * scale) }
+    return { crop: whole, resize: size, canvas: size }
+  }
+  switch (fit) {
+    case 'fill': {
+      const size = enlarge
+        ? { width, height }
+        : { width: Math.min(width, srcWidth), height: Math.min(height, srcHeight) }
+      return { crop: whole, resize: size, canvas: size }
+    }
+    case 'cover': {
+      const scale = limit(Math.max(width / srcWidth, height / srcHeight))
+      // The box in source pixels, never larger than the source.
+      const cropWidth = Math.min(srcWidth, round(width / scale))
+      const cropHeight = Math.min(srcHeight, round(height / scale))
+      const crop = {
+        x: Math.floor((srcWidth - cropWidth) / 2),
+        y: Math.floor((srcHeight - cropHeight) / 2),
+        width: cropWidth,
+        height: cropHeight,
+      }
+      const size = { width: Math.min(width, round(cropWidth * scale)), height: Math.min(height, round(cropHeight * scale)) }
+      return { crop, resize: size, canvas: size }
+    }
+    case 'contain': {
+      const scale = limit(Math.min(width / srcWidth, height / srcHeight))
+      const size = { width: round(srcWidth * scale), height: round(srcHeight * scale) }
+      return { crop: whole, resize: size, canvas: { width, height } }
+    }
+    default: {
+      const scale = limit(Math.min(width / srcWidth, height / srcHeight))
+      const size = { width: round(srcWidth * scale), height: round(srcHeight * scale) }
+      return { crop: whole, resize: size, canvas: size }
+    }
+  }
+}
+
+export const isIdentity = (g: Geometry, srcWidth: number, srcHeight: number): boolean =>
+  g.crop.width === srcWidth && g.crop.height === srcHeight && g.canvas.width === srcWidth && g.canvas.height === srcHeight
+
+/** Parse `#rgb`/`#rrggbb` into [r, g, b]. */
+export function parseColour(hex: string): [number, number, number] {
+  let digits = hex.replace(/^#/, '')
+  if (digits.length === 3) digits = [...digits].map((d) => d + d).join('')
+  const n = Number.parseInt(digits, 16)
+  return [(n >> 16) & 255, (n >> 8) & 255, n & 255]
+}
+
+function cropRgba(image: ImageData, { x, y, width, height }: Geometry['crop']): ImageData {
+  if (x === 0 && y === 0 && width === image.width && height === image.height) return image
+  const out = new Uint8ClampedArray(width * height * 4)
+  for (let row = 0; row < height; row++) {
+    const start = ((y + row) * image.width + x) * 4
+    out.set(image.data.subarray(start, start + width * 4), row * width * 4)
+  }
+  return new ImageData(out, width, height)
+}
+
+/** Centre `image` on a canvas filled with `fill` (RGBA). */
+function padRgba(image: ImageData, canvas: Geometry['canvas'], fill: [number, number, number, number]): ImageData {
+  if (canvas.width === image.width && canvas.height === image.height) return image
+  const out = new Uint8ClampedArray(canvas.width * canvas.height * 4)
+  new Uint32Array(out.buffer).fill(new Uint32Array(new Uint8Array(fill).buffer)[0]!)
+  const left = Math.floor((canvas.width - image.width) / 2)
+  const top = Math.floor((canvas.height - image.height) / 2)
+  for (let row = 0; row < image.height; row++) {
+    out.set(image.data.subarray(row * image.width * 4, (row + 1) * image.width * 4), ((top + row) * canvas.width + left) * 4)
+  }
+  return new ImageData(out, canvas.width, canvas.height)
+}
+
+/** True when any pixel is not fully opaque. */
+export function hasTransparency(image: ImageData): boolean {
+  const data = image.data
+  for (let i = 3; i < data.length; i += 4) if (data[i] !== 255) return true
+  return false
+}
+
+/** Composite every pixel over an opaque colour, in place (JPEG has no alpha channel). */
+export function flatten(image: ImageData, [r, g, b]: [number, number, number]): ImageData {
+  const data = image.data
+  for (let i = 0; i < data.length; i += 4) {
+    const a = data[i + 3]!
+    if (a === 255) continue
+    const inv = 255 - a
+    data[i] = (data[i]! * a + r * inv + 127) / 255
+    data[i + 1] = (data[i + 1]! * a + g * inv + 127) / 255
+    data[i + 2] = (data[i + 2]! * a + b * inv + 127) / 255
+    data[i + 3] = 255
+  }
+  return image
+}
+
+/**
+ * Step 5: crop, resample and pad, as the geometry says. Resampling is Lanczos3 on premultiplied
+ * alpha in sRGB, as sharp does by default, so transparent edges do not bleed colour.
+ */
+export function applyGeometry(image: ImageData, geometry: Geometry, padding: [number, number, number, number]): ImageData {
+  let result = cropRgba(image, geometry.crop)
+  const { width, height } = geometry.resize
+  if (result.width !== width || result.height !== height) {
+    const pixels = resizeRgba(result.data, result.width, result.height, width, height, 3, true, false)
+    result = new ImageData(pixels, width, height)
+  }
+  return padRgba(result, geometry.canvas, padding)
+}

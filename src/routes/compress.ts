@@ -1,0 +1,78 @@
+import { Hono } from 'hono'
+import { limitsOf } from '../env'
+import { conversionSlot } from '../lib/slot'
+import { decodeImage, encodeImage, encodeSettings } from '../pipeline/codec'
+import { checkInput, checkOutput } from '../pipeline/limits'
+import { chooseFormat } from '../pipeline/negotiate'
+import { parseRequest } from '../pipeline/parse'
+import { type Outcome, respond } from '../pipeline/respond'
+import { readHeader } from '../pipeline/sniff'
+import { applyGeometry, flatten, hasTransparency, isIdentity, parseColour, planGeometry } from '../pipeline/transform'
+import { CODECS } from '../codecs/registry'
+import { Stopwatch } from '../lib/stopwatch'
+
+/**
+ * POST /api/compress. The pipeline, top to bottom:
+ * parse -> sniff -> check limits -> (wait for the isolate's conversion slot) -> decode -> transform
+ * -> encode -> never-bigger -> respond. Everything before decode works on header data only, so bad or
+ * oversized input is refused before any pixel is touched.
+ */
+export const compress = new Hono<{ Bindings: Env }>().post('/', async (c) => {
+  const limits = limitsOf(c.env)
+
+  // 1. parse: body (byte limit enforced while streaming) and validated options
+  const { bytes, options, filename } = await parseRequest(c, limits.maxInputBytes)
+  const wantsJson = options.response === 'json' || (options.response === undefined && /application\/json/i.test(c.req.header('accept') ?? ''))
+
+  // 2. sniff: format from magic bytes, dimensions and orientation from the header
+  const header = readHeader(bytes)
+  const turned = header.orientation >= 5
+  const upright = { width: turned ? header.height : header.width, height: turned ? header.width : header.height }
+
+  // 3. limits and plan: everything below is known before decoding
+  checkInput(header, limits)
+  const format = chooseFormat(options.format, header, c.req.header('accept') ?? '')
+  const geometry = planGeometry(upright.width, upright.height, options)
+  const { width: outWidth, height: outHeight } = geometry.canvas
+  checkOutput(format, outWidth, outHeight, limits)
+  const settings = encodeSettings(format, options, outWidth * outHeight, options.format !== undefined && options.format !== 'auto')
+  const background = parseColour(options.background)
+  const padding: [number, number, number, number] = CODECS[format].alpha ? [...background, 0] : [...background, 255]
+
+  const outcome = await conversionSlot.run(async (): Promise<Outcome> => {
+    const clock = new Stopwatch()
+    // 4. decode (upright: the JPEG decoder applies EXIF orientation)
+    let image = await decodeImage(bytes, header)
+    const decodeMs = await clock.lap()
+
+    // 5. transform: crop/resize/pad, then flatten alpha for formats without it
+    image = applyGeometry(image, geometry, padding)
+    if (!CODECS[format].alpha && hasTransparency(image)) image = flatten(image, background)
+    const transformMs = await clock.lap()
+
+    // 6. encode
+    let output = await encodeImage(image, format, settings)
+    const encodeMs = await clock.lap()
+
+    // never bigger: same format, same pixels, and no smaller? the input itself is the better answer
+    const unchanged = format === header.format && isIdentity(geometry, upright.width, upright.height) && header.orientation === 1
+    const original = unchanged && output.length >= bytes.length
+    if (original) output = bytes
+
+    return {
+      bytes: output,
+      format,
+      input: { format: header.format, bytes: bytes.length, width: upright.width, height: upright.height },
+      output: { width: image.width, height: image.height },
+      original,
+      framesDropped: Math.max(0, header.frames - 1),
+      timings: { decode: decodeMs, transform: transformMs, encode: encodeMs },
+      effort: settings.effort,
+      vary: options.format === 'auto' || options.response === undefined,
+      filename,
+    }
+  }, limits.queueTimeoutMs)
+
+  // 7. respond
+  return respond(c, outcome, wantsJson)
+})

@@ -1,0 +1,39 @@
+import { Hono } from 'hono'
+import { CODECS } from '../codecs/registry'
+import { AVIF_EFFORT_CAPS } from '../codecs/avif'
+import { limitsOf } from '../env'
+import { MEMORY_CAPS } from '../pipeline/limits'
+import { CompressOptionsSchema } from '../pipeline/options'
+
+/**
+ * GET /api/formats: generated from the codec registry and the configuration, never a second list.
+ */
+export const formats = new Hono<{ Bindings: Env }>().get('/', (c) => {
+  const limits = limitsOf(c.env)
+  return c.json({
+    formats: Object.values(CODECS).map((codec) => ({
+      id: codec.id,
+      label: codec.label,
+      mime: codec.mime,
+      extensions: codec.extensions,
+      decode: Boolean(codec.decode),
+      encode: Boolean(codec.encode),
+      lossy: codec.lossy,
+      lossless: codec.lossless,
+      alpha: codec.alpha,
+      options: codec.encode ? codec.options : {},
+    })),
+    options: Object.keys(CompressOptionsSchema.shape),
+    limits: {
+      maxInputBytes: limits.maxInputBytes,
+      maxInputPixels: limits.maxInputPixels,
+      maxOutputPixels: limits.maxOutputPixels,
+      maxDimension: 16384,
+      memoryCaps: MEMORY_CAPS,
+      avifEffortCaps: AVIF_EFFORT_CAPS.map(({ maxPixels, maxEffort }) => ({
+        maxPixels: Number.isFinite(maxPixels) ? maxPixels : null,
+        maxEffort,
+      })),
+    },
+  })
+})

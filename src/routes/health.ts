@@ -1,0 +1,61 @@
+import { Hono } from 'hono'
+import pkg from '../../package.json'
+import { CODECS } from '../codecs/registry'
+import type { FormatId, OutputFormat } from '../codecs/types'
+import { readHeader } from '../pipeline/sniff'
+import { conversionSlot } from '../lib/slot'
+
+/** A 1x1 GIF, the smallest input that exercises the GIF decoder. */
+const TINY_GIF = Uint8Array.from(atob('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw=='), (ch) => ch.charCodeAt(0))
+
+function gradient(size: number): ImageData {
+  const data = new Uint8ClampedArray(size * size * 4)
+  for (let i = 0; i < size * size; i++) {
+    data.set([(i % size) * 16, Math.floor(i / size) * 16, 128, 255], i * 4)
+  }
+  return new ImageData(data, size, size)
+}
+
+interface Check {
+  ok: boolean
+  ms: number
+  bytes?: number
+  error?: string
+}
+
+/** Encode a 16x16 gradient with every encoder and decode each result (GIF: a 1x1 file) with its decoder. */
+async function roundTrip(id: FormatId): Promise<Check> {
+  const start = performance.now()
+  try {
+    const codec = CODECS[id]
+    const bytes = codec.encode
+      ? await codec.encode(gradient(16), { quality: 80, lossless: false, effort: 0 })
+      : TINY_GIF
+    const image = await codec.decode!(bytes, readHeader(bytes))
+    const expected = codec.encode ? 16 : 1
+    if (image.width !== expected || image.height !== expected) throw new Error(`decoded ${image.width}x${image.height}`)
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    return { ok: true, ms: Number((performance.now() - start).toFixed(1)), bytes: bytes.length }
+  } catch (error) {
+    return { ok: false, ms: Number((performance.now() - start).toFixed(1)), error: (error as Error).message }
+  }
+}
+
+/**
+ * GET /api/health: liveness with version and codecs; `?deep=1` round-trips a tiny image through every
+ * codec (503 if any fails).
+ */
+export const health = new Hono<{ Bindings: Env }>().get('/', async (c) => {
+  const codecs = Object.fromEntries(
+    Object.values(CODECS).map((codec) => [codec.id, { decode: Boolean(codec.decode), encode: Boolean(codec.encode) }]),
+  )
+  const base = { status: 'ok', version: pkg.version, codecs, queue: conversionSlot.depth }
+  if (!['1', 'true'].includes(c.req.query('deep') ?? '')) return c.json(base, 200, { 'Cache-Control': 'no-store' })
+
+  const checks: Record<string, Check> = {}
+  for (const id of Object.keys(CODECS) as FormatId[]) checks[id] = await roundTrip(id)
+  const ok = Object.values(checks).every((check) => check.ok)
+  return c.json({ ...base, status: ok ? 'ok' : 'degraded', checks }, ok ? 200 : 503, { 'Cache-Control': 'no-store' })
+})
+
+export type { OutputFormat }
