@@ -1,5 +1,6 @@
 import { defaultOptions } from '@jsquash/webp/meta.js'
 import { webpDecoder, webpEncoder } from '../../wasm'
+import { firstFrame, onCanvas } from './webp-frame'
 import { type Codec, decodedOrThrow, effortOption, losslessOption, qualityOption } from './types'
 
 /** libwebp's low_memory mode (about half the encoder's working memory, a little slower) from here up. */
@@ -18,9 +19,11 @@ export const webp: Codec = {
     lossless: losslessOption,
     effort: effortOption(4, 'libwebp method = min(effort, 6); lossless also sets its compression level to effort x 11.'),
   },
-  async decode(bytes) {
+  async decode(bytes, header) {
     const decoder = await webpDecoder()
-    return decodedOrThrow(decoder.decode(bytes), 'WebP')
+    const frame = header.frames > 1 ? firstFrame(bytes) : undefined
+    if (!frame) return decodedOrThrow(decoder.decode(bytes), 'WebP')
+    return onCanvas(decodedOrThrow(decoder.decode(frame.still), 'WebP'), frame)
   },
   async encode(image, { quality, lossless, effort }) {
     const encoder = await webpEncoder()
