@@ -1,0 +1,102 @@
+/**
+ * Against a real `wrangler dev` over HTTP, as users run it: the same command the README gives,
+ * on a free loopback port.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readHeader } from '../../src/pipeline/sniff'
+
+const fixture = (name: string) => readFileSync(new URL(`../fixtures/${name}`, import.meta.url))
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+    server.on('error', reject)
+  })
+}
+
+let dev: ChildProcess
+let base: string
+let log = ''
+
+beforeAll(async () => {
+  const port = await freePort()
+  base = `http://127.0.0.1:${port}`
+  // A small body limit so the over-limit test sends little data.
+  dev = spawn('npx', ['wrangler', 'dev', '--port', String(port), '--var', 'MAX_INPUT_BYTES:200000'], {
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  dev.stdout!.on('data', (chunk) => (log += chunk))
+  dev.stderr!.on('data', (chunk) => (log += chunk))
+  const deadline = Date.now() + 90_000
+  for (;;) {
+    try {
+      if ((await fetch(`${base}/api/health`)).ok) break
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`wrangler dev did not start:\n${log}`)
+    await new Promise((resolve) => setTimeout(resolve, 500))
+  }
+}, 120_000)
+
+afterAll(() => {
+  if (dev?.pid) process.kill(-dev.pid, 'SIGTERM')
+})
+
+describe('wrangler dev over HTTP', () => {
+  it('compresses a JPEG photo to WebP', async () => {
+    const res = await fetch(`${base}/api/compress?format=webp&width=240`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'image/jpeg' },
+      body: fixture('photo.jpg'),
+    })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toBe('image/webp')
+    const body = new Uint8Array(await res.arrayBuffer())
+    expect(Number(res.headers.get('content-length'))).toBe(body.length)
+    expect(readHeader(body)).toMatchObject({ format: 'webp', width: 240, height: 150 })
+    expect(res.headers.get('server-timing')).toMatch(/decode;dur=.*transform;dur=.*encode;dur=/)
+  })
+
+  it('returns 413 for a chunked body over the limit, then still serves', async () => {
+    const chunk = new Uint8Array(64 * 1024)
+    let sent = 0
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent >= 10) return controller.close()
+        sent++
+        controller.enqueue(chunk)
+      },
+    })
+    const res = await fetch(`${base}/api/compress`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'image/jpeg' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit)
+    expect(res.status).toBe(413)
+    expect(res.headers.get('content-type')).toBe('application/problem+json')
+    expect(await res.json()).toMatchObject({ code: 'payload_too_large', status: 413 })
+
+    const next = await fetch(`${base}/api/health`)
+    expect(next.status).toBe(200)
+  })
+
+  it('refuses a 50000x50000 header bomb with 422 image_too_large', async () => {
+    const res = await fetch(`${base}/api/compress`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'image/png' },
+      body: fixture('bomb-50000.png'),
+    })
+    expect(res.status).toBe(422)
+    expect(await res.json()).toMatchObject({ code: 'image_too_large' })
+  })
+})
