@@ -14,13 +14,25 @@ export interface ImageHeader {
   /** Stored pixel dimensions as in the file header (before EXIF orientation). */
   width: number
   height: number
-  /** EXIF orientation 1-8 (JPEG APP1 Exif, WebP EXIF chunk, AVIF irot/imir); 1 when absent or invalid. */
+  /**
+   * EXIF orientation 1-8 from JPEG APP1 Exif, the WebP EXIF chunk, or AVIF irot/imir mapped to the
+   * equivalent EXIF value; 1 when absent or invalid (0, >8).
+   */
   orientation: number
-  /** true/false when the header says; undefined if unknown. */
+  /**
+   * true/false when the header says, undefined if unknown. PNG: colour type 4/6 or tRNS before IDAT;
+   * WebP: VP8X alpha flag, VP8L alpha hint or an ALPH chunk; GIF: true when the first frame's
+   * graphic control extension sets transparency, else undefined; AVIF: an auxC alpha property
+   * (undefined for a sequence without item metadata); JPEG: false.
+   */
   hasAlpha: boolean | undefined
-  /** Number of frames if the header shows animation, 1 otherwise. */
+  /**
+   * Frames when the header shows animation: GIF image descriptors, WebP ANMF chunks (VP8X
+   * animation flag), PNG acTL num_frames, AVIF sequence sample count (2 when an 'avis' file's count
+   * cannot be read). 1 otherwise.
+   */
   frames: number
-  /** PNG bit depth, AVIF pixi/av1C depth, JPEG sample precision; 8 otherwise. */
+  /** PNG bit depth (1-16); AVIF pixi, else av1C; JPEG sample precision (8, 12 or 16); 8 otherwise. */
   bitDepth: number
   /**
    * JPEG only: progressive DCT frame, and the number of SOS markers seen walking the segments (the
@@ -412,7 +424,7 @@ function readJpeg(r: Reader): ImageHeader {
     if (length < 2) throw corrupt('jpeg', `segment 0x${marker.toString(16)} has length ${length}`)
     const payload = pos + 2
     const end = pos + length
-    if (isStartOfFrame(marker) && !frame) frame = readJpegFrame(r, marker, payload)
+    if (isStartOfFrame(marker) && !frame) frame = readJpegFrame(r, marker, payload, length)
     if (marker === APP1 && orientation === undefined) orientation = jpegApp1Orientation(r, payload, end)
     if (marker === SOS) {
       scans++
@@ -477,7 +489,9 @@ function nextFF(bytes: Uint8Array, from: number): number {
   return near < bytes.length ? bytes.indexOf(0xff, near) : -1
 }
 
-function readJpegFrame(r: Reader, marker: number, payload: number): JpegFrame {
+function readJpegFrame(r: Reader, marker: number, payload: number, length: number): JpegFrame {
+  // Length field (2) + precision (1) + height (2) + width (2) + component count (1).
+  if (length < 8) throw corrupt('jpeg', `the frame header is ${length} bytes long`)
   return {
     precision: r.u8(payload),
     height: r.u16(payload + 1),
@@ -488,7 +502,7 @@ function readJpegFrame(r: Reader, marker: number, payload: number): JpegFrame {
 
 /** Orientation from APP1 if it is an Exif segment; undefined when this APP1 is something else (XMP). */
 function jpegApp1Orientation(r: Reader, payload: number, end: number): number | undefined {
-  if (!r.matches(payload, [0x45, 0x78, 0x69, 0x66, 0x00, 0x00])) return undefined
+  if (end < payload + 6 || !r.matches(payload, [0x45, 0x78, 0x69, 0x66, 0x00, 0x00])) return undefined
   const tiffEnd = Math.min(end, r.length)
   if (tiffEnd <= payload + 6) return 1
   return exifOrientation(r.bytes.subarray(payload + 6, tiffEnd))
@@ -637,6 +651,7 @@ function walkGifBlocks(r: Reader, start: number): GifBlocks {
   let pos = start
   while (r.has(pos, 1)) {
     const introducer = r.u8(pos)
+    if (introducer === GIF_TRAILER) break
     if (introducer === GIF_EXTENSION) {
       if (!r.has(pos, 4)) break
       const label = r.u8(pos + 1)
@@ -656,6 +671,7 @@ function walkGifBlocks(r: Reader, start: number): GifBlocks {
       // Skip the LZW minimum code size byte, then the data sub-blocks.
       pos = skipGifSubBlocks(r, pos + 10 + localTable + 1)
     } else {
+      // Garbage where a block should start: the decoder stops here too.
       break
     }
   }
@@ -729,18 +745,24 @@ interface WebpChunks {
   orientation: number
 }
 
+/** Chunk FourCCs as big-endian integers: animated files can hold thousands of chunks. */
+const RIFF_ANMF = 0x414e4d46
+const RIFF_ALPH = 0x414c5048
+const RIFF_VP8L = 0x5650384c
+const RIFF_EXIF = 0x45584946
+
 /** Walk top-level RIFF chunks; stops quietly at the first chunk that overruns the buffer. */
 function walkWebpChunks(r: Reader, start: number): WebpChunks {
   const chunks: WebpChunks = { anmf: 0, alph: false, vp8lAlpha: false, orientation: 1 }
   let pos = start
   while (r.has(pos, 8)) {
-    const type = r.fourcc(pos)
+    const type = r.u32(pos)
     const size = r.u32(pos + 4, true)
     const data = pos + 8
-    if (type === 'ANMF') chunks.anmf++
-    else if (type === 'ALPH') chunks.alph = true
-    else if (type === 'VP8L' && r.has(data, 5)) chunks.vp8lAlpha = ((r.u32(data + 1, true) >>> 28) & 1) === 1
-    else if (type === 'EXIF' && r.has(data, size)) {
+    if (type === RIFF_ANMF) chunks.anmf++
+    else if (type === RIFF_ALPH) chunks.alph = true
+    else if (type === RIFF_VP8L && r.has(data, 5)) chunks.vp8lAlpha = ((r.u32(data + 1, true) >>> 28) & 1) === 1
+    else if (type === RIFF_EXIF && r.has(data, size)) {
       chunks.orientation = exifOrientation(stripExifPrefix(r.bytes.subarray(data, data + size)))
     }
     pos = data + size + (size & 1)
@@ -819,7 +841,7 @@ function readAvif(r: Reader): ImageHeader {
   const meta = metaBox ? readAvifMeta(r, metaBox) : undefined
   const track = moovBox ? tolerant(() => readAvifTrack(r, moovBox), undefined) : undefined
   const props = meta?.primary ?? meta?.all ?? []
-  const size = findSize(props, meta?.all ?? []) ?? (track?.width ? track : undefined)
+  const size = findSize(meta?.primary ?? [], meta?.all ?? []) ?? (track?.width ? track : undefined)
   if (!size) throw corrupt('avif', 'no image size (ispe) found')
   return {
     ...baseHeader('avif', size.width, size.height),

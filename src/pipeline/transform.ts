@@ -46,10 +46,12 @@ export function planGeometry(
       return { crop: whole, resize: size, canvas: size }
     }
     case 'cover': {
-      const scale = limit(Math.max(width / srcWidth, height / srcHeight))
-      // The box in source pixels, never larger than the source.
-      const cropWidth = Math.min(srcWidth, round(width / scale))
-      const cropHeight = Math.min(srcHeight, round(height / scale))
+      const wanted = Math.max(width / srcWidth, height / srcHeight)
+      const scale = limit(wanted)
+      // Box in source pixels. When enlarging is not allowed and the source is smaller than the box,
+      // this is the largest centred region with the box's aspect ratio, kept at its own size.
+      const cropWidth = Math.min(srcWidth, round(scale < wanted ? srcHeight * (width / height) : width / scale))
+      const cropHeight = Math.min(srcHeight, round(scale < wanted ? srcWidth * (height / width) : height / scale))
       const crop = {
         x: Math.floor((srcWidth - cropWidth) / 2),
         y: Math.floor((srcHeight - cropHeight) / 2),

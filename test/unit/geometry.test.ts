@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest'
+import { planGeometry } from '../../src/pipeline/transform'
+
+const plan = (w: number, h: number, o: { width?: number; height?: number; fit?: 'inside' | 'cover' | 'contain' | 'fill'; enlarge?: boolean }) =>
+  planGeometry(w, h, { fit: 'inside', enlarge: false, ...o })
+
+describe('planGeometry', () => {
+  it('keeps the size when no width or height is given', () => {
+    expect(plan(4032, 3024, {}).canvas).toEqual({ width: 4032, height: 3024 })
+  })
+
+  it('keeps the aspect ratio when only width is given', () => {
+    expect(plan(4032, 3024, { width: 1000 }).canvas).toEqual({ width: 1000, height: 750 })
+  })
+
+  it('keeps the aspect ratio when only height is given', () => {
+    expect(plan(4032, 3024, { height: 300 }).canvas).toEqual({ width: 400, height: 300 })
+  })
+
+  it('fits inside the box by default', () => {
+    expect(plan(480, 300, { width: 200, height: 200 }).canvas).toEqual({ width: 200, height: 125 })
+  })
+
+  it('covers the box by cropping the centre', () => {
+    const g = plan(480, 300, { width: 200, height: 200, fit: 'cover' })
+    expect(g.canvas).toEqual({ width: 200, height: 200 })
+    expect(g.crop).toEqual({ x: 90, y: 0, width: 300, height: 300 })
+  })
+
+  it('contains the image in the box and pads it', () => {
+    const g = plan(480, 300, { width: 200, height: 200, fit: 'contain' })
+    expect(g.resize).toEqual({ width: 200, height: 125 })
+    expect(g.canvas).toEqual({ width: 200, height: 200 })
+  })
+
+  it('stretches to the box with fill', () => {
+    expect(plan(480, 300, { width: 200, height: 200, fit: 'fill' }).canvas).toEqual({ width: 200, height: 200 })
+  })
+
+  it('never enlarges without enlarge=true', () => {
+    expect(plan(480, 300, { width: 1000 }).canvas).toEqual({ width: 480, height: 300 })
+    expect(plan(480, 300, { width: 1000, height: 1000, fit: 'fill' }).canvas).toEqual({ width: 480, height: 300 })
+    expect(plan(480, 300, { width: 1000, height: 1000, fit: 'cover' }).canvas).toEqual({ width: 300, height: 300 })
+  })
+
+  it('enlarges with enlarge=true', () => {
+    expect(plan(480, 300, { width: 960, enlarge: true }).canvas).toEqual({ width: 960, height: 600 })
+    expect(plan(480, 300, { width: 1000, height: 1000, fit: 'cover', enlarge: true }).canvas).toEqual({ width: 1000, height: 1000 })
+  })
+
+  it('never plans a zero-pixel side', () => {
+    expect(plan(10000, 10, { width: 100 }).canvas).toEqual({ width: 100, height: 1 })
+  })
+})
