@@ -17,6 +17,7 @@ export const jpeg: Codec = {
   lossy: true,
   lossless: false,
   alpha: false,
+  orientsItself: true,
   options: {
     quality: qualityOption(80),
     effort: effortOption(4, 'MozJPEG: 0-2 baseline, 3-7 progressive with trellis quantisation, 8-9 adds multipass trellis.'),

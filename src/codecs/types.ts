@@ -35,6 +35,8 @@ export interface Codec {
   /** Output options this format accepts, with their defaults. */
   options: Partial<Record<keyof EncodeSettings, OptionInfo>>
   decode?: (bytes: Uint8Array, header: ImageHeader) => Promise<ImageData>
+  /** The decoder applies the header's orientation itself (MozJPEG does for EXIF). */
+  orientsItself?: boolean
   encode?: (image: ImageData, settings: EncodeSettings) => Promise<Uint8Array>
   /**
    * The effort actually used for an image of this many pixels: a codec whose CPU time grows steeply

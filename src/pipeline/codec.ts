@@ -2,9 +2,10 @@ import { CODECS, type FormatId, type OutputFormat } from '../codecs/registry'
 import { DecodeFailure, type EncodeSettings } from '../codecs/types'
 import { ApiError } from '../errors'
 import type { ImageHeader } from './sniff'
+import { orient } from './transform'
 
 /**
- * Step 4: decode to upright RGBA. Any failure inside a codec, including a WebAssembly trap, is the
+ * Step 4: decode to upright RGBA (the header's orientation applied). Any failure inside a codec, including a WebAssembly trap, is the
  * input's fault here (the codec rejected its bytes) and becomes 422 corrupt_image. Each decode runs on
  * a fresh WebAssembly instance, so a trap cannot leave state behind for the next request.
  */
@@ -13,7 +14,7 @@ export async function decodeImage(bytes: Uint8Array, header: ImageHeader): Promi
   try {
     const image = await codec.decode!(bytes, header)
     if (image.width <= 0 || image.height <= 0) throw new DecodeFailure('empty image')
-    return image
+    return codec.orientsItself ? image : orient(image, header.orientation)
   } catch (error) {
     throw new ApiError('corrupt_image', `The ${header.format} image could not be decoded: ${reason(error)}.`)
   }

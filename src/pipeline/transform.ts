@@ -77,6 +77,37 @@ export function planGeometry(
 export const isIdentity = (g: Geometry, srcWidth: number, srcHeight: number): boolean =>
   g.crop.width === srcWidth && g.crop.height === srcHeight && g.canvas.width === srcWidth && g.canvas.height === srcHeight
 
+/**
+ * Turn stored pixels upright for an EXIF-style orientation (2-8), for decoders that do not do it
+ * themselves. Orientation n maps output pixel (x, y) to a stored pixel; 5-8 swap width and height.
+ */
+export function orient(image: ImageData, orientation: number): ImageData {
+  if (orientation < 2 || orientation > 8) return image
+  const { width: w, height: h } = image
+  const swap = orientation >= 5
+  const outW = swap ? h : w
+  const outH = swap ? w : h
+  const src = new Uint32Array(image.data.buffer, image.data.byteOffset, w * h)
+  const out = new Uint32Array(outW * outH)
+  for (let y = 0; y < outH; y++) {
+    for (let x = 0; x < outW; x++) {
+      let sx: number
+      let sy: number
+      switch (orientation) {
+        case 2: sx = w - 1 - x; sy = y; break
+        case 3: sx = w - 1 - x; sy = h - 1 - y; break
+        case 4: sx = x; sy = h - 1 - y; break
+        case 5: sx = y; sy = x; break
+        case 6: sx = y; sy = h - 1 - x; break
+        case 7: sx = w - 1 - y; sy = h - 1 - x; break
+        default: sx = w - 1 - y; sy = x; break
+      }
+      out[y * outW + x] = src[sy * w + sx]!
+    }
+  }
+  return new ImageData(new Uint8ClampedArray(out.buffer), outW, outH)
+}
+
 /** Parse `#rgb`/`#rrggbb` into [r, g, b]. */
 export function parseColour(hex: string): [number, number, number] {
   let digits = hex.replace(/^#/, '')
