@@ -17,6 +17,17 @@ app.route('/api/health', health)
 app.route('/api/formats', formats)
 app.route('/api/compress', compress)
 
+/** Known paths with another method: 405 with the allowed one, rather than a misleading 404. */
+for (const [path, allow] of [
+  ['/api/health', 'GET, HEAD'],
+  ['/api/formats', 'GET, HEAD'],
+  ['/api/compress', 'POST'],
+] as const) {
+  app.all(path, (c) => {
+    throw new ApiError('method_not_allowed', `${c.req.method} is not allowed on ${path}; use ${allow}.`, {}, { Allow: allow })
+  })
+}
+
 app.notFound((c) => problemResponse(problemOf('not_found', `No route for ${c.req.method} ${new URL(c.req.url).pathname}.`)))
 
 app.onError((error, c) => {

@@ -11,6 +11,9 @@ import { orient } from './transform'
  */
 export async function decodeImage(bytes: Uint8Array, header: ImageHeader): Promise<ImageData> {
   const codec = CODECS[header.format]
+  if (header.truncated) {
+    throw new ApiError('corrupt_image', `The ${header.format} data is truncated: it ends before the end-of-image marker.`)
+  }
   try {
     const image = await codec.decode!(bytes, header)
     if (image.width <= 0 || image.height <= 0) throw new DecodeFailure('empty image')
@@ -25,15 +28,15 @@ export async function encodeImage(image: ImageData, format: OutputFormat, settin
   try {
     return await CODECS[format].encode!(image, settings)
   } catch (error) {
-    console.error(`encode ${format} ${image.width}x${image.height} failed: ${reason(error)}`)
+    console.error(`encode ${format} ${image.width}x${image.height} failed: ${(error as Error)?.message}`)
     throw new ApiError('codec_failed', `The ${format} encoder failed on a ${image.width}x${image.height} image.`)
   }
 }
 
+/** A public reason: our own messages as they are; a codec's internals (traps, Rust panics) in plain words. */
 function reason(error: unknown): string {
-  if (error instanceof WebAssembly.RuntimeError) return 'the decoder stopped on invalid data'
-  if (error instanceof Error && error.message) return error.message.replace(/\.$/, '')
-  return 'unknown error'
+  if (error instanceof DecodeFailure) return error.message.replace(/\.$/, '')
+  return 'the decoder rejected the data'
 }
 
 /** Resolve quality/lossless/effort against the format's defaults and reject options it cannot use. */

@@ -40,6 +40,8 @@ export interface ImageHeader {
    */
   progressive: boolean
   scans: number
+  /** JPEG only: the data ends before the end-of-image marker (decoders would grey-fill the rest). */
+  truncated: boolean
 }
 
 const SUPPORTED = 'send JPEG, PNG, WebP, AVIF or GIF'
@@ -319,7 +321,7 @@ function checkDimensions(header: ImageHeader): ImageHeader {
 }
 
 function baseHeader(format: InputFormat, width: number, height: number): ImageHeader {
-  return { format, width, height, orientation: 1, hasAlpha: undefined, frames: 1, bitDepth: 8, progressive: false, scans: 1 }
+  return { format, width, height, orientation: 1, hasAlpha: undefined, frames: 1, bitDepth: 8, progressive: false, scans: 1, truncated: false }
 }
 
 /** EXIF orientation values outside 1-8 (0 is common) mean "no rotation". */
@@ -405,19 +407,25 @@ interface JpegFrame {
   height: number
   precision: number
   progressive: boolean
+  components: number
 }
 
 function readJpeg(r: Reader): ImageHeader {
   let frame: JpegFrame | undefined
   let orientation: number | undefined
   let scans = 0
+  let ended = false
   let pos = 2
-  for (let markers = 0; pos < r.length && markers < MAX_JPEG_MARKERS; markers++) {
+  let markers = 0
+  for (; pos < r.length && markers < MAX_JPEG_MARKERS; markers++) {
     const markerAt = findMarker(r.bytes, pos)
     if (markerAt < 0) break
     const marker = r.bytes[markerAt + 1]!
     pos = markerAt + 2
-    if (marker === EOI) break
+    if (marker === EOI) {
+      ended = true
+      break
+    }
     if (isStandalone(marker)) continue
     if (!r.has(pos, 2)) break
     const length = r.u16(pos)
@@ -434,6 +442,11 @@ function readJpeg(r: Reader): ImageHeader {
     pos = end
   }
   if (!frame) throw corrupt('jpeg', 'no frame header (SOF) before the data ends')
+  if (frame.components === 4) {
+    throw new ApiError('unsupported_format', `CMYK JPEG input is not supported; ${SUPPORTED} in RGB or greyscale`, {
+      detected: 'jpeg-cmyk',
+    })
+  }
   return {
     ...baseHeader('jpeg', frame.width, frame.height),
     orientation: orientation ?? 1,
@@ -441,6 +454,8 @@ function readJpeg(r: Reader): ImageHeader {
     bitDepth: frame.precision,
     progressive: frame.progressive,
     scans,
+    // A walk that gave up on marker count cannot tell; the decoder decides then.
+    truncated: !ended && markers < MAX_JPEG_MARKERS,
   }
 }
 
@@ -497,6 +512,7 @@ function readJpegFrame(r: Reader, marker: number, payload: number, length: numbe
     height: r.u16(payload + 1),
     width: r.u16(payload + 3),
     progressive: isProgressiveFrame(marker),
+    components: r.u8(payload + 5),
   }
 }
 

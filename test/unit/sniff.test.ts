@@ -331,6 +331,7 @@ describe('readHeader: PNG', () => {
       bitDepth: 1,
       progressive: false,
       scans: 1,
+      truncated: false,
     })
   })
 
@@ -424,6 +425,17 @@ describe('readHeader: PNG', () => {
 })
 
 describe('readHeader: JPEG', () => {
+  it('marks a JPEG without an end-of-image marker as truncated', () => {
+    expect(readHeader(jpeg({ eoi: false })).truncated).toBe(true)
+    expect(readHeader(jpeg()).truncated).toBe(false)
+  })
+
+  it('names CMYK JPEG as unsupported', () => {
+    const cmyk = sof(0xc0, 64, 64)
+    cmyk[9] = 4
+    expect(() => readHeader(jpeg({ frame: cmyk }))).toThrow(expect.objectContaining({ code: 'unsupported_format' }))
+  })
+
   it('reads a baseline JPEG frame header', () => {
     expect(readHeader(jpeg({ frame: sof(0xc0, 1800, 1200) }))).toEqual({
       format: 'jpeg',
@@ -435,6 +447,7 @@ describe('readHeader: JPEG', () => {
       bitDepth: 8,
       progressive: false,
       scans: 1,
+      truncated: false,
     })
   })
 
@@ -688,6 +701,7 @@ describe('readHeader: AVIF', () => {
       bitDepth: 10,
       progressive: false,
       scans: 1,
+      truncated: false,
     })
   })
 

@@ -1,0 +1,616 @@
+#!/usr/bin/env node
+// Peak memory of one conversion in a fresh `wrangler dev`, for photos of 1, 4 and 12 MP.
+//
+//   npm run memory                      # every case; writes docs/memory.md
+//   npm run memory -- --quick           # 1 and 12 MP to jpeg and webp only
+//   npm run memory -- --only jpeg:12,webp:12 --runs 3
+//
+// (without npm: node_modules/.bin/node scripts/measure-memory.mjs ...; needs Node >= 22 and Linux)
+//
+// A deployed Worker isolate has 128 MB, shared by its concurrent requests; local workerd enforces no
+// limit, so we measure what one request costs. For each case (and each run) the script starts a fresh
+// `wrangler dev`, waits for GET /api/health, warms up with one more GET /api/health, reads VmRSS of
+// the workerd process that runs the Worker, resets its peak counter (VmHWM), sends the one
+// conversion, reads VmHWM, and stops wrangler (its whole process group). Growth = VmHWM - VmRSS.
+//
+// Options:
+//   --quick            only jpeg:1, webp:1, jpeg:12, webp:12
+//   --only LIST        comma-separated case keys: OUTPUT:MP for JPEG input (jpeg:12, webp:4, avif:1,
+//                      png:12), or INPUT>OUTPUT:MP for other inputs (png>webp:12, pjpeg>webp:12)
+//   --runs N           measure each case N times (each in a fresh wrangler), report the largest growth
+//   --corpus DIR       photos to make the inputs from (default ../shared/corpus/photos); synthetic
+//                      photo-like images when absent
+//   --timeout S        per-request timeout in seconds (default 180)
+//   --uncapped / --no-uncapped
+//                      also measure the cases the API refuses (422 operation_too_large) against a
+//                      copy of the Worker with MEMORY_CAPS lifted (default: on for a full run)
+//   --docs / --no-docs write docs/memory.md (default: only for a full run, i.e. no --quick/--only)
+//   --deep-warmup      warm up with GET /api/health?deep=1 instead, which runs every codec once on a
+//                      16x16 image first: the growth then leaves out the codecs' one-time start-up
+//                      costs (compiled code, glue), which a real isolate's first conversion does pay
+
+import { execFileSync } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { freePort, killStarted, memoryOf, resetPeak, startDevServer, workerdVersion } from './lib/devserver.mjs'
+import { findSource, makeInput } from './lib/inputs.mjs'
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const CACHE = path.join(ROOT, '.cache')
+const INPUTS = path.join(CACHE, 'memory-inputs')
+const BUDGET_MIB = 128
+const NOTES_MARKER = '<!-- Everything below this line is written by hand and kept when the script rewrites this file. -->'
+const MiB = 1024 * 1024
+const VARS = { MAX_INPUT_PIXELS: '40000000', MAX_OUTPUT_PIXELS: '40000000', MAX_INPUT_BYTES: '104857600' }
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+// ---------------------------------------------------------------------------------------------------
+// Command line
+
+function parseArgs(argv) {
+  const args = { quick: false, only: null, runs: 1, corpus: path.resolve(ROOT, '..', 'shared', 'corpus', 'photos'), timeout: 180, uncapped: null, docs: null, deepWarmup: false }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    const [name, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined]
+    const value = () => {
+      const v = inline ?? argv[++i]
+      if (v === undefined) fail(`${name} needs a value`)
+      return v
+    }
+    switch (name) {
+      case '--quick': args.quick = true; break
+      case '--only': args.only = value().split(',').map((s) => s.trim()).filter(Boolean); break
+      case '--runs': args.runs = Number(value()); break
+      case '--corpus': args.corpus = path.resolve(value()); break
+      case '--timeout': args.timeout = Number(value()); break
+      case '--uncapped': args.uncapped = true; break
+      case '--no-uncapped': args.uncapped = false; break
+      case '--docs': args.docs = true; break
+      case '--no-docs': args.docs = false; break
+      case '--deep-warmup': args.deepWarmup = true; break
+      case '-h': case '--help':
+        console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').filter((l) => l.startsWith('//')).map((l) => l.slice(3)).join('\n'))
+        process.exit(0)
+      default: fail(`unknown argument ${arg} (see --help)`)
+    }
+  }
+  if (!Number.isInteger(args.runs) || args.runs < 1) fail('--runs must be a positive integer')
+  if (!(args.timeout > 0)) fail('--timeout must be a positive number of seconds')
+  const full = !args.quick && !args.only
+  args.docs ??= full
+  args.uncapped ??= full
+  return args
+}
+
+function fail(message) {
+  console.error(`measure-memory: ${message}`)
+  process.exit(2)
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Cases
+
+const SIZES = { 1: [1152, 864], 4: [2304, 1728], 12: [4032, 3024] }
+const INPUT_KINDS = {
+  jpeg: { format: 'jpeg', mime: 'image/jpeg', label: 'JPEG' },
+  pjpeg: { format: 'jpeg', progressive: true, mime: 'image/jpeg', label: 'progressive JPEG' },
+  png: { format: 'png', mime: 'image/png', label: 'PNG' },
+}
+
+function allCases() {
+  const cases = []
+  for (const mp of [1, 4, 12]) {
+    for (const output of ['jpeg', 'webp', 'avif', 'png']) cases.push(makeCase('jpeg', output, mp))
+  }
+  cases.push(makeCase('png', 'webp', 12))
+  // Not in the phone-photo brief, but common on the web: a progressive JPEG makes the decoder keep
+  // every DCT coefficient of the image.
+  cases.push(makeCase('pjpeg', 'webp', 12))
+  return cases
+}
+
+function makeCase(input, output, mp) {
+  const [width, height] = SIZES[mp]
+  return { key: input === 'jpeg' ? `${output}:${mp}` : `${input}>${output}:${mp}`, input, output, mp, width, height }
+}
+
+function normaliseKey(key) {
+  const m = /^(?:([a-z]+)>)?([a-z]+):(\d+)$/i.exec(key.toLowerCase().replace(/\bjpg\b/g, 'jpeg'))
+  if (!m) fail(`bad case key "${key}" (expected e.g. webp:12 or png>webp:12)`)
+  const [, input = 'jpeg', output, mp] = m
+  return input === 'jpeg' ? `${output}:${mp}` : `${input}>${output}:${mp}`
+}
+
+function selectCases(args) {
+  const cases = allCases()
+  if (args.quick) return cases.filter((c) => c.input === 'jpeg' && [1, 12].includes(c.mp) && ['jpeg', 'webp'].includes(c.output))
+  if (args.only) {
+    const wanted = args.only.map(normaliseKey)
+    const unknown = wanted.filter((k) => !cases.some((c) => c.key === k))
+    if (unknown.length) fail(`unknown case(s) ${unknown.join(', ')}; known: ${cases.map((c) => c.key).join(', ')}`)
+    return cases.filter((c) => wanted.includes(c.key))
+  }
+  return cases
+}
+
+// ---------------------------------------------------------------------------------------------------
+// One measurement
+
+/** Server-Timing "decode;dur=261.0, transform;dur=0.0, encode;dur=2364.0" -> { decode: 261, ... } */
+function parseServerTiming(header) {
+  const out = {}
+  for (const part of (header ?? '').split(',')) {
+    const m = /^\s*([\w-]+)\s*;.*?dur=([\d.]+)/.exec(part)
+    if (m) out[m[1]] = Number(m[2])
+  }
+  return out
+}
+
+/** Start a dev server, retrying a few times: another engineer's half-saved file can break a build. */
+async function startWithRetries(cwd, log) {
+  for (let attempt = 1; ; attempt++) {
+    const persistTo = fs.mkdtempSync(path.join(os.tmpdir(), 'imgedge-memory-'))
+    try {
+      const server = await startDevServer({
+        root: ROOT,
+        cwd,
+        port: await freePort(),
+        inspectorPort: await freePort(),
+        vars: VARS,
+        persistTo,
+      })
+      server.persistTo = persistTo
+      return server
+    } catch (error) {
+      const tail = error.handle?.log.split('\n').slice(-15).join('\n') ?? ''
+      if (error.handle) await error.handle.stop().catch((e) => log(`  stop failed: ${e.message}`))
+      fs.rmSync(persistTo, { recursive: true, force: true })
+      if (attempt >= 3) throw new Error(`${error.message}\n${tail}`)
+      log(`  wrangler dev did not start (${error.message}); retrying in 5 s`)
+      await sleep(5000)
+    }
+  }
+}
+
+// The dev servers run in their own process groups, so an interrupt would not reach them: take them down.
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    killStarted()
+    process.exit(130)
+  })
+}
+
+async function measureOnce(testCase, input, { cwd, timeoutMs, deepWarmup, log }) {
+  const server = await startWithRetries(cwd, log)
+  const worker = server.worker.pid
+  const proxy = server.proxy?.pid
+  const readyLogLength = server.log.length
+  try {
+    // Warm-up: one more request through the same path, then let the process settle.
+    const warm = await fetch(`${server.base}/api/health${deepWarmup ? '?deep=1' : ''}`)
+    await warm.arrayBuffer()
+    await sleep(500)
+
+    const before = memoryOf(worker)
+    const peakReset = resetPeak(worker)
+    if (proxy) resetPeak(proxy)
+    const baseline = memoryOf(worker)
+    const proxyBaseline = proxy ? memoryOf(proxy) : null
+
+    // Sample RSS while the request runs, to see in which step the peak falls.
+    const samples = []
+    const t0 = performance.now()
+    const sampler = setInterval(() => {
+      const m = memoryOf(worker)
+      if (m) samples.push({ t: performance.now() - t0, rss: m.rss })
+    }, 10)
+
+    const body = fs.readFileSync(input.file)
+    let response
+    let responseBytes = 0
+    let error = null
+    let code = null
+    let headersMs = null
+    try {
+      response = await fetch(`${server.base}/api/compress?format=${testCase.output}`, {
+        method: 'POST',
+        headers: { 'Content-Type': INPUT_KINDS[testCase.input].mime },
+        body,
+        signal: AbortSignal.timeout(timeoutMs),
+      })
+      headersMs = performance.now() - t0
+      const bytes = new Uint8Array(await response.arrayBuffer())
+      responseBytes = bytes.byteLength
+      if (!response.ok) {
+        try {
+          code = JSON.parse(new TextDecoder().decode(bytes)).code ?? null
+        } catch {
+          /* not a problem+json answer */
+        }
+      }
+    } catch (e) {
+      error = e.name === 'TimeoutError' ? `timeout after ${timeoutMs / 1000} s` : e.message
+    }
+    const wallMs = performance.now() - t0
+    clearInterval(sampler)
+    const after = memoryOf(worker)
+    const proxyAfter = proxy ? memoryOf(proxy) : null
+
+    const reloaded = /Reloading local server|Local server updated/.test(server.log.slice(readyLogLength))
+    let status
+    if (error) status = `error: ${error}`
+    else if (response.ok) status = 'ok'
+    else if (response.status === 422 && code === 'operation_too_large') status = 'refused (422)'
+    else status = `error ${response.status}${code ? ` ${code}` : ''}`
+    if (!after) status += ' (the measured workerd process exited)'
+    if (reloaded) status += ' (dev server reloaded during the request)'
+    const result = {
+      key: testCase.key,
+      status,
+      httpStatus: response?.status ?? null,
+      code,
+      wallMs,
+      headersMs,
+      timings: response ? parseServerTiming(response.headers.get('server-timing')) : {},
+      effort: response?.headers.get('x-effort') ?? null,
+      outputBytes: response?.ok ? Number(response.headers.get('x-output-size') ?? responseBytes) : null,
+      baselineKiB: baseline?.rss ?? null,
+      hwmKiB: after?.hwm ?? null,
+      peakReset,
+      // Without the reset, VmHWM may still hold a peak from start-up; the growth is then an upper bound.
+      upperBound: !peakReset && after && before && after.hwm <= before.hwm,
+      growthMiB: after && baseline ? (after.hwm - (peakReset ? baseline.rss : before.rss)) / 1024 : null,
+      proxyGrowthMiB: proxyAfter && proxyBaseline ? (proxyAfter.hwm - proxyBaseline.rss) / 1024 : null,
+      workerExited: after === null,
+      reloaded,
+      samples,
+      workerdBinary: server.worker.cmdline[0],
+    }
+    result.phases = phasePeaks(result, samples, baseline?.rss ?? 0)
+    return result
+  } finally {
+    await server.stop()
+    fs.rmSync(server.persistTo, { recursive: true, force: true })
+  }
+}
+
+/**
+ * The largest sampled RSS growth in each step. Server-Timing gives the steps' durations; they run back
+ * to back and end just before the answer is sent, so their windows are laid out backwards from the
+ * moment the answer's headers arrived. Approximate (10 ms samples, and the proxy hop).
+ */
+function phasePeaks(result, allSamples, baselineKiB) {
+  const samples = allSamples.filter((s) => Number.isFinite(s.rss))
+  if (!samples.length || result.httpStatus !== 200) return null
+  const { decode = 0, transform = 0, encode = 0 } = result.timings
+  const end = result.headersMs ?? result.wallMs
+  const windows = {
+    upload: [0, end - encode - transform - decode],
+    decode: [end - encode - transform - decode, end - encode - transform],
+    transform: [end - encode - transform, end - encode],
+    encode: [end - encode, end],
+  }
+  const peaks = {}
+  for (const [name, [from, to]] of Object.entries(windows)) {
+    const inside = samples.filter((s) => s.t >= from && s.t <= to)
+    peaks[name] = inside.length ? Math.max(...inside.map((s) => s.rss - baselineKiB)) / 1024 : null
+  }
+  // The step in which RSS first came within 1 MiB plus the answer's size of its maximum: copying the
+  // answer out adds about its size afterwards, and later samples on the plateau only show that the
+  // memory was not yet given back.
+  const max = Math.max(...samples.map((s) => s.rss))
+  const top = samples.find((s) => s.rss >= max - 1024 - (result.outputBytes ?? 0) / 1024)
+  peaks.peakIn = Object.entries(windows).find(([, [from, to]]) => top.t >= from && top.t <= to)?.[0] ?? 'respond'
+  return peaks
+}
+
+async function measureCase(testCase, input, options) {
+  const runs = []
+  for (let run = 1; run <= options.runs; run++) {
+    let attempt = 0
+    for (;;) {
+      attempt++
+      const result = await measureOnce(testCase, input, options)
+      if (result.reloaded && attempt < 3) {
+        options.log('  the dev server reloaded during the measurement (src/ changed); measuring again')
+        continue
+      }
+      runs.push(result)
+      break
+    }
+  }
+  // Report the run with the largest growth, and keep every run's figure.
+  const worst = runs.reduce((a, b) => ((b.growthMiB ?? -1) > (a.growthMiB ?? -1) ? b : a))
+  return { ...worst, runsGrowthMiB: runs.map((r) => r.growthMiB) }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// A copy of the Worker without the per-operation memory caps, to measure what the API refuses.
+
+function uncappedCopy() {
+  const dir = path.join(CACHE, 'memory-uncapped')
+  fs.rmSync(dir, { recursive: true, force: true })
+  fs.mkdirSync(dir, { recursive: true })
+  for (const name of ['src', 'wasm', 'wrangler.toml', 'package.json', 'tsconfig.json']) {
+    fs.cpSync(path.join(ROOT, name), path.join(dir, name), { recursive: true })
+  }
+  const file = path.join(dir, 'src', 'pipeline', 'limits.ts')
+  const text = fs.readFileSync(file, 'utf8')
+  const start = text.indexOf('export const MEMORY_CAPS')
+  const open = start < 0 ? -1 : text.indexOf('= {', start)
+  if (open < 0) throw new Error('MEMORY_CAPS not found in src/pipeline/limits.ts')
+  let depth = 0
+  let end = open + 2
+  for (; end < text.length; end++) {
+    if (text[end] === '{') depth++
+    else if (text[end] === '}' && --depth === 0) break
+  }
+  const block = text.slice(open, end + 1).replace(/\b\d[\d_]*\b/g, 'Number.MAX_SAFE_INTEGER')
+  fs.writeFileSync(file, text.slice(0, open) + block + text.slice(end + 1))
+  // node_modules is found by walking up from .cache/memory-uncapped to the repository's.
+  return dir
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Output
+
+const fmt = (n, digits = 0) => (n === null || n === undefined || Number.isNaN(n) ? '–' : n.toFixed(digits))
+const mp = (c) => `${((c.width * c.height) / 1e6).toFixed(1)} MP (${c.width}×${c.height})`
+const kib = (bytes) => (bytes === null || bytes === undefined ? '–' : bytes >= MiB ? `${(bytes / MiB).toFixed(1)} MiB` : `${Math.round(bytes / 1024)} KiB`)
+
+function rowOf(testCase, input, r) {
+  const over = r.growthMiB !== null && r.growthMiB > BUDGET_MIB
+  const spread = r.runsGrowthMiB?.length > 1 ? ` (runs: ${r.runsGrowthMiB.map((g) => fmt(g, 1)).join(', ')})` : ''
+  const growth = r.growthMiB === null ? '–' : `${r.upperBound ? '≤ ' : ''}${fmt(r.growthMiB, 1)}${over ? ' **⚠ over 128**' : ''}${spread}`
+  const t = r.timings
+  const steps = r.httpStatus === 200 ? `${fmt(t.decode)} / ${fmt(t.transform)} / ${fmt(t.encode)}` : '–'
+  const phases = r.phases ? `${fmt(r.phases.decode, 0)} / ${fmt(r.phases.encode, 0)} (${r.phases.peakIn})` : '–'
+  return [
+    `${INPUT_KINDS[testCase.input].label} → ${testCase.output.toUpperCase()}`,
+    mp(testCase),
+    kib(input.bytes),
+    growth,
+    fmt(r.wallMs),
+    steps,
+    phases,
+    r.outputBytes ? kib(r.outputBytes) : '–',
+    r.effort ?? '–',
+    r.status,
+  ]
+}
+
+const HEADER = [
+  'input → output',
+  'pixels',
+  'input size',
+  'peak RSS growth (MiB)',
+  'wall ms',
+  'decode / transform / encode ms',
+  'sampled growth in decode / encode (MiB) (peak in)',
+  'output size',
+  'effort',
+  'status',
+]
+
+function markdownTable(rows, header = HEADER) {
+  const line = (cells) => `| ${cells.join(' | ')} |`
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n')
+}
+
+function machine(workerdBinary) {
+  const cpu = /model name\s*:\s*(.*)/.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model ?? 'unknown'
+  const wranglerVersion = JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', 'wrangler', 'package.json'), 'utf8')).version
+  const git = (...args) => {
+    try {
+      return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim()
+    } catch {
+      return ''
+    }
+  }
+  return {
+    nproc: os.availableParallelism?.() ?? os.cpus().length,
+    cpu,
+    memoryGiB: os.totalmem() / 1024 ** 3,
+    kernel: `${os.type()} ${os.release()}`,
+    node: process.version,
+    wrangler: wranglerVersion,
+    workerdRun: workerdBinary ? workerdVersion(workerdBinary) : 'unknown',
+    workerdBin: workerdVersion(path.join(ROOT, 'node_modules', '.bin', 'workerd')),
+    commit: git('rev-parse', '--short', 'HEAD'),
+    dirty: git('status', '--porcelain', '--', 'src', 'wasm', 'wrangler.toml') !== '',
+  }
+}
+
+function peakSummary(results) {
+  const done = results.filter(({ r }) => r.phases)
+  if (!done.length) return ''
+  const counts = {}
+  for (const { r } of done) counts[r.phases.peakIn] = (counts[r.phases.peakIn] ?? 0) + 1
+  const parts = Object.entries(counts).sort((a, b) => b[1] - a[1]).map(([step, n]) => `${step} in ${n}`)
+  return `Step holding the sampled peak, over the ${done.length} conversions that ran: ${parts.join(', ')}.`
+}
+
+function writeDocs({ results, uncapped, machineInfo, args, source, date }) {
+  const over = results.filter(({ r }) => r.growthMiB > BUDGET_MIB)
+  const refused = results.filter(({ r }) => r.status === 'refused (422)')
+  const goal = results.filter(({ c }) => c.input === 'jpeg' && c.mp === 12 && ['jpeg', 'webp'].includes(c.output))
+  const goalLine = goal.length
+    ? goal.map(({ c, r }) => `12 MP JPEG → ${c.output.toUpperCase()}: ${r.status === 'ok' ? `${fmt(r.growthMiB, 1)} MiB (${r.growthMiB < BUDGET_MIB ? 'under' : 'OVER'} 128 MiB)` : r.status}`).join('; ')
+    : 'not measured in this run'
+  const text = `# Memory per conversion
+
+Generated by \`scripts/measure-memory.mjs\` on ${date}; rerun it rather than editing the figures. Only the
+notes after the marker at the end are written by hand (the script keeps them).
+
+## What is measured
+
+A deployed Worker isolate has **128 MB**, shared by every request it serves at the same time; an
+isolate that goes over is killed mid-request. Local \`workerd\` enforces no limit, so we measure what one
+conversion costs:
+
+**peak RSS growth** = VmHWM of the workerd process running the Worker after the conversion − its VmRSS
+right before it, both from \`/proc/<pid>/status\`.
+
+For each case (and each run of it) the script:
+
+1. starts a **fresh** \`wrangler dev\` (own process group, free port, throw-away \`--persist-to\`), with
+   \`--var MAX_INPUT_PIXELS:40000000 --var MAX_OUTPUT_PIXELS:40000000 --var MAX_INPUT_BYTES:104857600\`
+   so the configurable limits do not interfere (the per-operation \`MEMORY_CAPS\` in
+   \`src/pipeline/limits.ts\` still apply: a case they refuse is reported as *refused (422)*);
+2. polls \`GET /api/health\` until it answers 200, then warms up with one more \`GET /api/health\` and
+   waits 0.5 s;
+3. finds the workerd process that runs the Worker: \`wrangler dev\` runs two, a proxy that owns the
+   public port (\`--socket-addr=entry=127.0.0.1:PORT\`; it grows by at most a few MiB, for the bodies)
+   and the runtime behind it, which is the one measured;
+4. reads its VmRSS (the baseline) and resets its VmHWM to the current RSS (\`echo 5 > /proc/<pid>/clear_refs\`),
+   so a peak from start-up cannot hide in the figure;
+5. sends the one conversion, \`POST /api/compress?format=OUTPUT\` with the raw image as the body
+   (default quality and effort), sampling VmRSS every 10 ms meanwhile;
+6. reads VmHWM, and stops wrangler (SIGTERM, then SIGKILL, to the process group; checks that no
+   workerd is left).
+
+**Why a fresh process per case:** WebAssembly memory never shrinks while its instance lives, and
+V8 collects dropped instances whenever it likes; in a process that has already converted a large image,
+the next conversion can reuse pages that are already resident and show little or no growth. A fresh
+process makes each figure the cost of that conversion alone. It is therefore the cost of one request
+in an otherwise idle isolate: concurrent requests wait for the isolate's single conversion slot
+(\`src/lib/slot.ts\`), but their bodies and the garbage of the previous conversion may still be resident.
+
+The figure is the whole process's resident memory, so it also counts things a deployed isolate's limit
+may count differently (V8 heap headroom, allocator caches, the request body in workerd's buffers). Treat it
+as a close upper estimate of what the isolate needs, and keep a margin.
+
+The **sampled growth in decode / encode** columns are the largest 10 ms RSS samples within each step's
+window (laid out backwards from the arrival of the answer's headers with the Server-Timing
+durations): approximate, but they show which step holds the peak; *peak in* names the step in which
+RSS first came within 1 MiB plus the answer's size of its maximum (copying the answer out adds about
+its size afterwards; *respond*: after the headers left). Memory of the decoder is garbage once decode returns but is
+only returned when V8 collects it, so the encode window can still include it.
+
+## Inputs
+
+${source}. JPEG inputs are written like a phone camera's (baseline, quality 90, 4:2:0); the PNG input
+is RGB (oxipng level 1). Cached in \`.cache/memory-inputs/\`.
+
+## Machine
+
+| | |
+| --- | --- |
+| CPU | ${machineInfo.cpu}, nproc ${machineInfo.nproc} |
+| memory | ${fmt(machineInfo.memoryGiB, 1)} GiB |
+| kernel | ${machineInfo.kernel} |
+| node | ${machineInfo.node} |
+| wrangler | ${machineInfo.wrangler} |
+| workerd run by wrangler dev | ${machineInfo.workerdRun} |
+| \`node_modules/.bin/workerd --version\` | ${machineInfo.workerdBin} |
+| commit | ${machineInfo.commit}${machineInfo.dirty ? ' (with uncommitted changes in src/ or wasm/)' : ''} |
+
+## Rerun
+
+\`\`\`
+npm run memory                 # all cases; rewrites this file (about 4 minutes here)
+npm run memory -- --quick      # 1 and 12 MP to JPEG and WebP; prints only
+npm run memory -- --only webp:12,png>webp:12 --runs 3
+\`\`\`
+
+Run it on an otherwise quiet machine: memory figures do not depend on load, but wall times do.
+
+## Results
+
+Command: \`${args.command}\`${args.deepWarmup ? ' (warm-up: GET /api/health?deep=1)' : ''}${args.runs > 1 ? ` (largest growth of ${args.runs} runs per case)` : ''}.
+
+**Goal:** a 12 MP phone photo to WebP and to JPEG with peak growth under 128 MiB: ${goalLine}.
+
+${markdownTable(results.map(({ c, input, r }) => rowOf(c, input, r)))}
+
+${peakSummary(results)}
+
+${over.length ? `Over 128 MiB: ${over.map(({ c }) => c.key).join(', ')}.` : 'No case that ran went over 128 MiB.'}
+${refused.length ? `Refused by \`MEMORY_CAPS\` (422 operation_too_large): ${refused.map(({ c }) => c.key).join(', ')}.` : ''}
+${uncapped.length ? `
+### Refused cases, measured without the caps
+
+The same measurement against a copy of the Worker (\`.cache/memory-uncapped/\`) whose \`MEMORY_CAPS\` are
+lifted, to show what the caps protect against and to calibrate them. The API itself refuses these.
+
+${markdownTable(uncapped.map(({ c, input, r }) => rowOf(c, input, r)))}
+` : ''}`
+  // Hand-written notes after the marker survive a rerun.
+  const file = path.join(ROOT, 'docs', 'memory.md')
+  const previous = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : ''
+  const kept = previous.includes(NOTES_MARKER) ? previous.slice(previous.indexOf(NOTES_MARKER) + NOTES_MARKER.length) : '\n'
+  fs.writeFileSync(file, `${text.replace(/\n{3,}/g, '\n\n').trimEnd()}\n\n${NOTES_MARKER}${kept}`)
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+async function main() {
+  if (process.platform !== 'linux') fail('needs Linux (/proc)')
+  if (Number(process.versions.node.split('.')[0]) < 22) fail(`Node ${process.version}: wrangler needs Node >= 22 (run with node_modules/.bin/node)`)
+  const args = parseArgs(process.argv.slice(2))
+  args.command = ['npm run memory', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' ')
+  const log = (message) => console.error(message)
+  const cases = selectCases(args)
+  const source = findSource(args.corpus)
+  const sourceText = source
+    ? `Made from the corpus photo \`${path.basename(source)}\`, resized (lanczos3, with @jsquash/resize in Node) to each size, plus light deterministic grain (σ≈5) so file sizes are near a phone's`
+    : 'No corpus photo was found, so the inputs are synthetic photo-like images (smooth gradients and soft blobs plus grain)'
+
+  const inputs = new Map()
+  for (const c of cases) {
+    const kind = INPUT_KINDS[c.input]
+    inputs.set(c.key, await makeInput({ format: kind.format, progressive: kind.progressive, width: c.width, height: c.height }, { root: ROOT, corpusDir: args.corpus, cacheDir: INPUTS, log }))
+  }
+
+  const options = { cwd: ROOT, timeoutMs: args.timeout * 1000, runs: args.runs, deepWarmup: args.deepWarmup, log }
+  const results = []
+  let workerdBinary = null
+  for (const [index, c] of cases.entries()) {
+    const input = inputs.get(c.key)
+    log(`[${index + 1}/${cases.length}] ${c.key}: ${INPUT_KINDS[c.input].label} ${c.width}x${c.height} (${kib(input.bytes)}) -> ${c.output}`)
+    const r = await measureCase(c, input, options)
+    workerdBinary ??= r.workerdBinary
+    log(`  ${r.status}: growth ${fmt(r.growthMiB, 1)} MiB, wall ${fmt(r.wallMs)} ms, ${JSON.stringify(r.timings)}`)
+    results.push({ c, input, r })
+  }
+
+  const uncapped = []
+  const refused = results.filter(({ r }) => r.status === 'refused (422)')
+  if (args.uncapped && refused.length) {
+    let dir = null
+    try {
+      dir = uncappedCopy()
+    } catch (error) {
+      log(`skipping the uncapped measurements: ${error.message}`)
+    }
+    if (dir) {
+      for (const [index, { c, input }] of refused.entries()) {
+        log(`[uncapped ${index + 1}/${refused.length}] ${c.key}`)
+        const r = await measureCase(c, input, { ...options, cwd: dir })
+        log(`  ${r.status}: growth ${fmt(r.growthMiB, 1)} MiB, wall ${fmt(r.wallMs)} ms, ${JSON.stringify(r.timings)}`)
+        uncapped.push({ c, input, r })
+      }
+    }
+  }
+
+  const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z')
+  console.log(`\n${markdownTable(results.map(({ c, input, r }) => rowOf(c, input, r)))}`)
+  if (uncapped.length) console.log(`\nWithout MEMORY_CAPS (the API refuses these):\n\n${markdownTable(uncapped.map(({ c, input, r }) => rowOf(c, input, r)))}`)
+
+  fs.mkdirSync(CACHE, { recursive: true })
+  const strip = (list) => list.map(({ c, input, r }) => ({ case: c, input: { ...input, file: path.relative(ROOT, input.file) }, result: { ...r, samples: undefined } }))
+  fs.writeFileSync(path.join(CACHE, 'memory-results.json'), JSON.stringify({ date, args, results: strip(results), uncapped: strip(uncapped) }, null, 2))
+  if (args.docs) {
+    writeDocs({ results, uncapped, machineInfo: machine(workerdBinary), args, source: sourceText, date })
+    log('\nwrote docs/memory.md')
+  }
+  const over = results.filter(({ r }) => r.growthMiB > BUDGET_MIB).map(({ c }) => c.key)
+  if (over.length) log(`over ${BUDGET_MIB} MiB: ${over.join(', ')}`)
+}
+
+main().catch((error) => {
+  console.error(error.stack ?? error)
+  process.exit(1)
+})
