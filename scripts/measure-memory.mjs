@@ -71,7 +71,12 @@ function parseArgs(argv) {
       case '--no-docs': args.docs = false; break
       case '--deep-warmup': args.deepWarmup = true; break
       case '-h': case '--help':
-        console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').filter((l) => l.startsWith('//')).map((l) => l.slice(3)).join('\n'))
+        {
+          // The comment block at the top of this file.
+          const lines = fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1)
+          const end = lines.findIndex((l) => !l.startsWith('//'))
+          console.log(lines.slice(0, end).map((l) => l.slice(3)).join('\n'))
+        }
         process.exit(0)
       default: fail(`unknown argument ${arg} (see --help)`)
     }
@@ -152,6 +157,7 @@ function parseServerTiming(header) {
 async function startWithRetries(cwd, log) {
   for (let attempt = 1; ; attempt++) {
     const persistTo = fs.mkdtempSync(path.join(os.tmpdir(), 'imgedge-memory-'))
+    persistDirs.add(persistTo)
     try {
       const server = await startDevServer({
         root: ROOT,
@@ -167,6 +173,7 @@ async function startWithRetries(cwd, log) {
       const tail = error.handle?.log.split('\n').slice(-15).join('\n') ?? ''
       if (error.handle) await error.handle.stop().catch((e) => log(`  stop failed: ${e.message}`))
       fs.rmSync(persistTo, { recursive: true, force: true })
+      persistDirs.delete(persistTo)
       if (attempt >= 3) throw new Error(`${error.message}\n${tail}`)
       log(`  wrangler dev did not start (${error.message}); retrying in 5 s`)
       await sleep(5000)
@@ -174,10 +181,14 @@ async function startWithRetries(cwd, log) {
   }
 }
 
+/** Throw-away --persist-to folders not yet removed. */
+const persistDirs = new Set()
+
 // The dev servers run in their own process groups, so an interrupt would not reach them: take them down.
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => {
     killStarted()
+    for (const dir of persistDirs) fs.rmSync(dir, { recursive: true, force: true })
     process.exit(130)
   })
 }
@@ -273,6 +284,7 @@ async function measureOnce(testCase, input, { cwd, timeoutMs, deepWarmup, log })
   } finally {
     await server.stop()
     fs.rmSync(server.persistTo, { recursive: true, force: true })
+    persistDirs.delete(server.persistTo)
   }
 }
 
