@@ -13,6 +13,8 @@ const ConfigSchema = z.object({
   MAX_INPUT_PIXELS: positiveInt.default(16_000_000),
   /** Largest output, in pixels (after resize/enlarge). */
   MAX_OUTPUT_PIXELS: positiveInt.default(16_000_000),
+  /** Peak memory, in MiB, one conversion may be estimated to need (see MEMORY_MODEL); the isolate has 128 MB. */
+  MEMORY_BUDGET_MIB: positiveInt.default(120),
   /** Longest wait, in ms, for this isolate's single conversion slot before answering 503. */
   QUEUE_TIMEOUT_MS: positiveInt.default(20_000),
 })
@@ -23,6 +25,7 @@ export interface Limits {
   maxInputBytes: number
   maxInputPixels: number
   maxOutputPixels: number
+  memoryBudgetMiB: number
   queueTimeoutMs: number
 }
 
@@ -42,6 +45,7 @@ export function limitsOf(env: Partial<Record<keyof Config, unknown>>): Limits {
       maxInputBytes: config.MAX_INPUT_BYTES,
       maxInputPixels: config.MAX_INPUT_PIXELS,
       maxOutputPixels: config.MAX_OUTPUT_PIXELS,
+      memoryBudgetMiB: config.MEMORY_BUDGET_MIB,
       queueTimeoutMs: config.QUEUE_TIMEOUT_MS,
     }
     cache.set(env, limits)

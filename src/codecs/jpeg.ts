@@ -2,13 +2,6 @@ import { defaultOptions } from '@jsquash/jpeg/meta.js'
 import { jpegDecoder, jpegEncoder } from '../../wasm'
 import { type Codec, decodedOrThrow, effortOption, qualityOption } from './types'
 
-/**
- * Above this many pixels MozJPEG writes baseline with a single pass: progressive and two-pass
- * Huffman optimisation keep every DCT coefficient of the image in memory (about 6 bytes a pixel),
- * which a 128 MB isolate cannot afford next to the RGBA pixels.
- */
-export const JPEG_LEAN_PIXELS = 6_000_000
-
 export const jpeg: Codec = {
   id: 'jpeg',
   label: 'JPEG (MozJPEG)',
@@ -28,13 +21,14 @@ export const jpeg: Codec = {
     return decodedOrThrow(decoder.decode(bytes, true), 'JPEG')
   },
   async encode(image, { quality, effort }) {
-    const lean = image.width * image.height > JPEG_LEAN_PIXELS
     const encoder = await jpegEncoder()
     const out = encoder.encode(image.data, image.width, image.height, {
       ...defaultOptions,
       quality,
-      progressive: effort >= 3 && !lean,
-      optimize_coding: !lean,
+      // Baseline or single-pass settings would not save memory: trellis quantisation keeps every
+      // coefficient either way (docs/memory.md measured 193 MiB at 12 MP with each).
+      progressive: effort >= 3,
+      optimize_coding: true,
       trellis_multipass: effort >= 8,
     })
     return new Uint8Array(out.buffer, out.byteOffset, out.byteLength)

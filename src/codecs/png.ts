@@ -4,7 +4,7 @@ import { type Codec, decodedOrThrow, effortOption } from './types'
 /** oxipng level for each effort step 0-9 (its own scale is 0-6; level 2 is its default). */
 const OXIPNG_LEVELS = [0, 1, 1, 2, 2, 3, 4, 5, 6, 6] as const
 
-/** Above this many pixels oxipng is held to level 1: its filter trials keep several copies of the image. */
+/** Above this many pixels oxipng is held to level 1: higher levels try more filters, each a pass over the image (CPU time). */
 export const PNG_LEAN_PIXELS = 4_000_000
 
 export const png: Codec = {

@@ -3,9 +3,6 @@ import { webpDecoder, webpEncoder } from '../../wasm'
 import { firstFrame, onCanvas } from './webp-frame'
 import { type Codec, decodedOrThrow, effortOption, losslessOption, qualityOption } from './types'
 
-/** libwebp's low_memory mode (about half the encoder's working memory, a little slower) from here up. */
-export const WEBP_LOW_MEMORY_PIXELS = 4_000_000
-
 export const webp: Codec = {
   id: 'webp',
   label: 'WebP (libwebp)',
@@ -32,7 +29,6 @@ export const webp: Codec = {
       quality: lossless ? Math.min(100, effort * 11) : quality,
       method: Math.min(6, effort),
       lossless: lossless ? 1 : 0,
-      low_memory: image.width * image.height > WEBP_LOW_MEMORY_PIXELS ? 1 : 0,
     })
     if (!out) throw new Error('WebP encoding failed')
     return new Uint8Array(out.buffer, out.byteOffset, out.byteLength)

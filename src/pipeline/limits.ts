@@ -4,25 +4,59 @@ import { ApiError } from '../errors'
 import type { ImageHeader } from './sniff'
 
 /**
- * Per-operation pixel caps that keep one conversion inside the isolate's 128 MB, from the peak-memory
- * measurements in docs/memory.md (scripts/measure-memory.mjs). Decoding holds the compressed input,
- * the decoder's working memory and the RGBA result; encoding holds the RGBA input, a copy inside the
- * encoder and its working memory. Past these sizes the API answers 422 operation_too_large rather
- * than risk the isolate being killed mid-request.
+ * The memory model: estimated peak growth of the isolate, in MiB, for one conversion, fitted to the
+ * measurements in docs/memory.md (peak RSS growth of workerd; scripts/measure-memory.mjs). Every
+ * term is linear in megapixels: decoding holds the decoder's linear memory and the RGBA copy handed
+ * to JS; resizing copies the pixels into the resampler and back; encoding copies them into the
+ * encoder, whose working memory comes on top. Dropped instances are not reliably collected before the
+ * next step grows, so the terms add up.
  */
-export const MEMORY_CAPS: {
-  decode: Readonly<Record<FormatId, number>>
-  encode: Readonly<Record<OutputFormat, number>>
-} = {
-  decode: { jpeg: 16_000_000, png: 12_000_000, webp: 16_000_000, avif: 12_000_000, gif: 12_000_000 },
-  encode: { jpeg: 16_000_000, png: 8_000_000, webp: 16_000_000, avif: 8_000_000 },
+export const MEMORY_MODEL = {
+  /** Per request: body buffers, JS objects, first use of a codec. */
+  baseMiB: 12,
+  /** MiB per input megapixel while decoding. */
+  decodePerMP: { jpeg: 9.5, png: 16, webp: 12, avif: 12, gif: 8 } as Readonly<Record<FormatId, number>>,
+  /** Extra MiB per input megapixel for a progressive JPEG (coefficient buffers for every scan). */
+  progressiveJpegPerMP: 3,
+  /** Resampling: MiB per input and per output megapixel. */
+  resizePerMP: { input: 4, output: 8 },
+  /** Encoding: fixed MiB (instance) plus MiB per output megapixel. */
+  encode: {
+    jpeg: { baseMiB: 0, perMP: 16.3 },
+    webp: { baseMiB: 12, perMP: 12.5 },
+    avif: { baseMiB: 41, perMP: 30 },
+    png: { baseMiB: 5, perMP: 25 },
+  } as Readonly<Record<OutputFormat, { baseMiB: number; perMP: number }>>,
+}
+
+export interface ConversionPlan {
+  header: ImageHeader
+  format: OutputFormat
+  /** Pixels kept from the source (after a cover crop). */
+  cropPixels: number
+  /** Output size. */
+  width: number
+  height: number
+  resized: boolean
+}
+
+/** Estimated peak memory growth, in MiB, of one conversion (see MEMORY_MODEL). */
+export function estimateMiB(plan: ConversionPlan): number {
+  const m = MEMORY_MODEL
+  const inMP = (plan.header.width * plan.header.height) / 1e6
+  const outMP = (plan.width * plan.height) / 1e6
+  const progressive = plan.header.format === 'jpeg' && plan.header.progressive ? m.progressiveJpegPerMP : 0
+  const decode = (m.decodePerMP[plan.header.format] + progressive) * inMP
+  const resize = plan.resized ? m.resizePerMP.input * (plan.cropPixels / 1e6) + m.resizePerMP.output * outMP : 0
+  const encode = m.encode[plan.format].baseMiB + m.encode[plan.format].perMP * outMP
+  return m.baseMiB + decode + resize + encode
 }
 
 const mp = (pixels: number) => `${(pixels / 1e6).toFixed(1)} MP`
 
 /**
- * Step 3: refuse, from header data alone, an input whose dimensions are over the configured limit or
- * over what its decoder can do within the memory budget. Runs before any pixel is decoded.
+ * Step 3: refuse, from header data alone, an input whose dimensions are over the configured limit.
+ * Runs before any pixel is decoded.
  *
  * @example
  * checkInput(header, limits) // throws ApiError('image_too_large', ...) for a 50000x50000 header
@@ -36,18 +70,18 @@ export function checkInput(header: ImageHeader, limits: Limits): void {
       { limit: limits.maxInputPixels, width: header.width, height: header.height },
     )
   }
-  const cap = MEMORY_CAPS.decode[header.format]
-  if (pixels > cap) {
-    throw new ApiError(
-      'operation_too_large',
-      `Decoding a ${header.format} of ${mp(pixels)} would exceed the worker's memory budget; the cap for ${header.format} input is ${mp(cap)}.`,
-      { limit: cap, operation: `decode:${header.format}` },
-    )
-  }
 }
 
-/** Step 3, for the output: the planned output size against the limit and the encoder's memory cap. */
-export function checkOutput(format: OutputFormat, width: number, height: number, limits: Limits): void {
+/**
+ * Step 3, for the plan: the output size against its limit, and the whole conversion against the
+ * isolate's memory budget, so an operation that would not fit is refused (422) instead of killing the
+ * isolate, and every request sharing it, mid-way.
+ *
+ * @example
+ * checkPlan({ header, format: 'webp', cropPixels, width: 4032, height: 3024, resized: false }, limits)
+ */
+export function checkPlan(plan: ConversionPlan, limits: Limits): void {
+  const { width, height, format } = plan
   const pixels = width * height
   if (pixels > limits.maxOutputPixels) {
     throw new ApiError(
@@ -56,12 +90,14 @@ export function checkOutput(format: OutputFormat, width: number, height: number,
       { limit: limits.maxOutputPixels, width, height },
     )
   }
-  const cap = MEMORY_CAPS.encode[format]
-  if (pixels > cap) {
+  const estimate = estimateMiB(plan)
+  if (estimate > limits.memoryBudgetMiB) {
+    const inMP = mp(plan.header.width * plan.header.height)
     throw new ApiError(
       'operation_too_large',
-      `Encoding ${mp(pixels)} as ${format} would exceed the worker's memory budget; the cap for ${format} output is ${mp(cap)}. Request a smaller width/height or another format.`,
-      { limit: cap, operation: `encode:${format}` },
+      `Converting this ${inMP} ${plan.header.format} to a ${width}x${height} ${format} needs an estimated ${Math.round(estimate)} MiB; ` +
+        `the memory budget (MEMORY_BUDGET_MIB) is ${limits.memoryBudgetMiB} MiB. A smaller width/height, a smaller input or another format may fit.`,
+      { limit: limits.memoryBudgetMiB, estimateMiB: Math.round(estimate) },
     )
   }
 }

@@ -13,6 +13,8 @@ export interface Outcome {
   timings: Record<'decode' | 'transform' | 'encode', number>
   /** Effort used after per-size caps, when a cap lowered the requested one. */
   effort: number
+  /** The memory model's estimate for this conversion (see src/pipeline/limits.ts). */
+  memoryEstimateMiB: number
   vary: boolean
   filename?: string | undefined
 }
@@ -41,6 +43,7 @@ function statsHeaders(o: Outcome): Record<string, string> {
     'X-Output-Height': String(o.output.height),
     'X-Compression-Ratio': String(ratio(o)),
     'X-Effort': String(o.effort),
+    'X-Memory-Estimate': `${o.memoryEstimateMiB} MiB`,
     'Server-Timing': Object.entries(o.timings)
       .map(([name, ms]) => `${name};dur=${ms.toFixed(1)}`)
       .join(', '),

@@ -2,7 +2,7 @@ import { Hono } from 'hono'
 import { CODECS } from '../codecs/registry'
 import { AVIF_EFFORT_CAPS } from '../codecs/avif'
 import { limitsOf } from '../env'
-import { MEMORY_CAPS } from '../pipeline/limits'
+import { MEMORY_MODEL } from '../pipeline/limits'
 import { CompressOptionsSchema } from '../pipeline/options'
 
 /**
@@ -29,7 +29,8 @@ export const formats = new Hono<{ Bindings: Env }>().get('/', (c) => {
       maxInputPixels: limits.maxInputPixels,
       maxOutputPixels: limits.maxOutputPixels,
       maxDimension: 16384,
-      memoryCaps: MEMORY_CAPS,
+      memoryBudgetMiB: limits.memoryBudgetMiB,
+      memoryModel: MEMORY_MODEL,
       avifEffortCaps: AVIF_EFFORT_CAPS.map(({ maxPixels, maxEffort }) => ({
         maxPixels: Number.isFinite(maxPixels) ? maxPixels : null,
         maxEffort,

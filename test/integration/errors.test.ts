@@ -168,18 +168,26 @@ describe('errors', () => {
     expect(body.limit).toBe(16_000_000)
   })
 
-  it('answers 422 operation_too_large for a PNG over the decoder memory cap', async () => {
-    // 4000x4000 = 16 MP: under the 40 MP input limit, over the 12 MP PNG decode cap; refused from the header.
-    const res = await compress(withPngSize(fixture('bomb-50000.png'), 4000, 4000), undefined, { contentType: 'image/png' })
+  it('answers 422 operation_too_large for a conversion over the memory budget, from the header alone', async () => {
+    // A 4000x3000 (12 MP) PNG header with no pixel data: the model estimates far over 120 MiB,
+    // so it must be refused before decoding (the data would be corrupt otherwise).
+    const res = await compress(withPngSize(fixture('bomb-50000.png'), 4000, 3000), undefined, { contentType: 'image/png' })
     const body = await expectProblem(res, 'operation_too_large', 422)
-    expect(body.operation).toBe('decode:png')
+    expect(body.limit).toBe(120)
+    expect(body.estimateMiB as number).toBeGreaterThan(120)
+    expect(body.detail).toMatch(/MEMORY_BUDGET_MIB/)
   })
 
-  it('answers 422 operation_too_large for an output over the encoder memory cap', async () => {
-    // 4000x2500 = 10 MP of PNG output: over the 8 MP PNG encode cap.
+  it('answers 422 operation_too_large for an enlarged output over the memory budget', async () => {
+    // 480x300 enlarged to 4000x2500 (10 MP) PNG output: about 270 MiB by the model.
     const res = await compress(fixture('photo.jpg'), { width: 4000, enlarge: true, format: 'png' })
-    const body = await expectProblem(res, 'operation_too_large', 422)
-    expect(body.operation).toBe('encode:png')
+    await expectProblem(res, 'operation_too_large', 422)
+  })
+
+  it('reports the memory estimate of a conversion it accepts', async () => {
+    const res = await compress(fixture('photo.jpg'), { format: 'webp' })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('x-memory-estimate')).toMatch(/^\d+ MiB$/)
   })
 
   const CORRUPT: Array<[string, () => Uint8Array, string]> = [

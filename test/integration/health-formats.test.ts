@@ -116,6 +116,7 @@ describe('formats', () => {
     expect(limits.maxInputBytes).toBe(1024 * 1024)
     expect(limits.maxInputPixels).toBe(16_000_000)
     expect(limits.maxOutputPixels).toBe(16_000_000)
-    expect(limits.memoryCaps).toMatchObject({ decode: { png: 12_000_000 }, encode: { png: 8_000_000 } })
+    expect(limits.memoryBudgetMiB).toBe(120)
+    expect(limits.memoryModel).toMatchObject({ baseMiB: expect.any(Number), encode: { webp: { perMP: expect.any(Number) } } })
   })
 })
