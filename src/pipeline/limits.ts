@@ -18,8 +18,8 @@ export const MEMORY_MODEL = {
   decodePerMP: { jpeg: 9.5, png: 16, webp: 12, avif: 12, gif: 8 } as Readonly<Record<FormatId, number>>,
   /** Extra MiB per input megapixel for a progressive JPEG (coefficient buffers for every scan). */
   progressiveJpegPerMP: 3,
-  /** Resampling: MiB per input and per output megapixel. */
-  resizePerMP: { input: 4, output: 8 },
+  /** Resampling: fixed MiB plus MiB per input (after the crop) and per output megapixel. */
+  resize: { baseMiB: 20, inputPerMP: 28, outputPerMP: 20 },
   /** Encoding: fixed MiB (instance) plus MiB per output megapixel. */
   encode: {
     jpeg: { baseMiB: 0, perMP: 16.3 },
@@ -47,7 +47,7 @@ export function estimateMiB(plan: ConversionPlan): number {
   const outMP = (plan.width * plan.height) / 1e6
   const progressive = plan.header.format === 'jpeg' && plan.header.progressive ? m.progressiveJpegPerMP : 0
   const decode = (m.decodePerMP[plan.header.format] + progressive) * inMP
-  const resize = plan.resized ? m.resizePerMP.input * (plan.cropPixels / 1e6) + m.resizePerMP.output * outMP : 0
+  const resize = plan.resized ? m.resize.baseMiB + m.resize.inputPerMP * (plan.cropPixels / 1e6) + m.resize.outputPerMP * outMP : 0
   const encode = m.encode[plan.format].baseMiB + m.encode[plan.format].perMP * outMP
   return m.baseMiB + decode + resize + encode
 }

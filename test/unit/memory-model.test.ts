@@ -40,11 +40,27 @@ describe('memory model', () => {
     })
   }
 
-  it('counts resampling: a downscale costs more than decoding alone and less than a full-size encode', () => {
-    const header = jpegHeader(4032, 3024)
-    const full = estimateMiB({ header, format: 'webp', cropPixels: 4032 * 3024, width: 4032, height: 3024, resized: false })
-    const small = estimateMiB({ header, format: 'webp', cropPixels: 4032 * 3024, width: 1600, height: 1200, resized: true })
-    expect(small).toBeLessThan(full)
-    expect(small).toBeGreaterThan(12 + 9.5 * 12.19)
+  it('charges a resize on top of decoding and encoding', () => {
+    const header = jpegHeader(2304, 1728)
+    const plan = { header, format: 'webp' as const, cropPixels: 2304 * 1728, width: 1200, height: 900 }
+    expect(estimateMiB({ ...plan, resized: true })).toBeGreaterThan(estimateMiB({ ...plan, resized: false }))
   })
+})
+
+describe('memory model with a resize', () => {
+  // Measured before box pre-shrinking (commit 33179f8): the model must cover these too.
+  const RESIZED: Array<[OutputFormat, keyof typeof SIZES, number, number, number]> = [
+    ['webp', 1, 800, 600, 79.4],
+    ['jpeg', 1, 800, 600, 68.8],
+    ['jpeg', 4, 1200, 900, 195.7],
+    ['webp', 4, 1200, 900, 204.0],
+    ['webp', 4, 2048, 1536, 293.5],
+  ]
+  for (const [format, mp, width, height, measured] of RESIZED) {
+    it(`estimates at least the measured ${measured} MiB for JPEG ${mp} MP to ${width}x${height} ${format}`, () => {
+      const [w, h] = SIZES[mp]
+      const estimate = estimateMiB({ header: jpegHeader(w, h), format, cropPixels: w * h, width, height, resized: true })
+      expect(estimate).toBeGreaterThanOrEqual(measured)
+    })
+  }
 })
