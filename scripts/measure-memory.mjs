@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// Peak memory of one conversion in a fresh `wrangler dev`, for photos of 1, 4 and 12 MP.
+// Peak memory of one conversion in a fresh `wrangler dev`, for photos of 1, 2, 4 and 12 MP, next to
+// the estimate of the API's memory model (src/pipeline/limits.ts, answer header X-Memory-Estimate).
 //
 //   npm run memory                      # every case; writes docs/memory.md
 //   npm run memory -- --quick           # 1 and 12 MP to jpeg and webp only
-//   npm run memory -- --only jpeg:12,webp:12 --runs 3
+//   npm run memory -- --only jpeg:12,webp:12@width=1600 --runs 3
 //
 // (without npm: node_modules/.bin/node scripts/measure-memory.mjs ...; needs Node >= 22 and Linux)
 //
@@ -12,18 +13,19 @@
 // `wrangler dev`, waits for GET /api/health, warms up with one more GET /api/health, reads VmRSS of
 // the workerd process that runs the Worker, resets its peak counter (VmHWM), sends the one
 // conversion, reads VmHWM, and stops wrangler (its whole process group). Growth = VmHWM - VmRSS.
+// Every wrangler runs with --var MEMORY_BUDGET_MIB:100000 so no case is refused by the memory budget
+// and every one is measured; the table says separately whether the default budget would allow it.
 //
 // Options:
 //   --quick            only jpeg:1, webp:1, jpeg:12, webp:12
 //   --only LIST        comma-separated case keys: OUTPUT:MP for JPEG input (jpeg:12, webp:4, avif:1,
-//                      png:12), or INPUT>OUTPUT:MP for other inputs (png>webp:12, pjpeg>webp:12)
+//                      png:12), or INPUT>OUTPUT:MP for other inputs (png>webp:12, pjpeg>webp:12), with
+//                      @QUERY for a case with options (webp:12@width=1600, jpeg:4@width=1200&fit=cover);
+//                      any combination of input, output, 1/2/4/12 MP and options, not only the full run's
 //   --runs N           measure each case N times (each in a fresh wrangler), report the largest growth
 //   --corpus DIR       photos to make the inputs from (default ../shared/corpus/photos); synthetic
 //                      photo-like images when absent
 //   --timeout S        per-request timeout in seconds (default 180)
-//   --uncapped / --no-uncapped
-//                      also measure the cases the API refuses (422 operation_too_large) against a
-//                      copy of the Worker with MEMORY_CAPS lifted (default: on for a full run)
 //   --docs / --no-docs write docs/memory.md (default: only for a full run, i.e. no --quick/--only)
 //   --deep-warmup      warm up with GET /api/health?deep=1 instead, which runs every codec once on a
 //                      16x16 image first: the growth then leaves out the codecs' one-time start-up
@@ -40,17 +42,26 @@ import { findSource, makeInput } from './lib/inputs.mjs'
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const CACHE = path.join(ROOT, '.cache')
 const INPUTS = path.join(CACHE, 'memory-inputs')
+/** The isolate's memory limit: Cloudflare documents 128 MB; figures are compared with 128 MiB. */
 const BUDGET_MIB = 128
+/** Default of MEMORY_BUDGET_MIB, read from src/env.ts (`MEMORY_BUDGET_MIB: positiveInt.default(N)`). */
+const DEFAULT_MEMORY_BUDGET_MIB = (() => {
+  const text = fs.readFileSync(path.join(ROOT, 'src', 'env.ts'), 'utf8')
+  const m = /MEMORY_BUDGET_MIB:\s*positiveInt\.default\(\s*([\d_]+)\s*\)/.exec(text)
+  if (!m) throw new Error('MEMORY_BUDGET_MIB: positiveInt.default(N) not found in src/env.ts')
+  return Number(m[1].replace(/_/g, ''))
+})()
 const NOTES_MARKER = '<!-- Everything below this line is written by hand and kept when the script rewrites this file. -->'
 const MiB = 1024 * 1024
-const VARS = { MAX_INPUT_PIXELS: '40000000', MAX_OUTPUT_PIXELS: '40000000', MAX_INPUT_BYTES: '104857600' }
+// Lift the configurable limits, including the memory budget, so that every case is measured.
+const VARS = { MAX_INPUT_PIXELS: '40000000', MAX_OUTPUT_PIXELS: '40000000', MAX_INPUT_BYTES: '104857600', MEMORY_BUDGET_MIB: '100000' }
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 // ---------------------------------------------------------------------------------------------------
 // Command line
 
 function parseArgs(argv) {
-  const args = { quick: false, only: null, runs: 1, corpus: path.resolve(ROOT, '..', 'shared', 'corpus', 'photos'), timeout: 180, uncapped: null, docs: null, deepWarmup: false }
+  const args = { quick: false, only: null, runs: 1, corpus: path.resolve(ROOT, '..', 'shared', 'corpus', 'photos'), timeout: 180, docs: null, deepWarmup: false }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     const [name, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined]
@@ -65,8 +76,6 @@ function parseArgs(argv) {
       case '--runs': args.runs = Number(value()); break
       case '--corpus': args.corpus = path.resolve(value()); break
       case '--timeout': args.timeout = Number(value()); break
-      case '--uncapped': args.uncapped = true; break
-      case '--no-uncapped': args.uncapped = false; break
       case '--docs': args.docs = true; break
       case '--no-docs': args.docs = false; break
       case '--deep-warmup': args.deepWarmup = true; break
@@ -85,7 +94,6 @@ function parseArgs(argv) {
   if (!(args.timeout > 0)) fail('--timeout must be a positive number of seconds')
   const full = !args.quick && !args.only
   args.docs ??= full
-  args.uncapped ??= full
   return args
 }
 
@@ -97,45 +105,65 @@ function fail(message) {
 // ---------------------------------------------------------------------------------------------------
 // Cases
 
-const SIZES = { 1: [1152, 864], 4: [2304, 1728], 12: [4032, 3024] }
+/** Phone-photo sizes (4:3) by megapixels; 2 MP is used only for resize cases in the full run. */
+const SIZES = { 1: [1152, 864], 2: [1632, 1224], 4: [2304, 1728], 12: [4032, 3024] }
 const INPUT_KINDS = {
   jpeg: { format: 'jpeg', mime: 'image/jpeg', label: 'JPEG' },
   pjpeg: { format: 'jpeg', progressive: true, mime: 'image/jpeg', label: 'progressive JPEG' },
   png: { format: 'png', mime: 'image/png', label: 'PNG' },
 }
 
+const OUTPUTS = ['jpeg', 'webp', 'avif', 'png']
+
 function allCases() {
   const cases = []
   for (const mp of [1, 4, 12]) {
-    for (const output of ['jpeg', 'webp', 'avif', 'png']) cases.push(makeCase('jpeg', output, mp))
+    for (const output of OUTPUTS) cases.push(makeCase('jpeg', output, mp))
   }
   cases.push(makeCase('png', 'webp', 12))
   // Not in the phone-photo brief, but common on the web: a progressive JPEG makes the decoder keep
   // every DCT coefficient of the image.
   cases.push(makeCase('pjpeg', 'webp', 12))
+  // Resized outputs, the common web requests: a photo scaled down to a display width. 1 MP → 800 and
+  // 4 MP → 1200/2048 are under 2x (Lanczos3 only); 2 MP → 800 and 12 MP → 1600 box-shrink by 2 first.
+  cases.push(makeCase('jpeg', 'jpeg', 1, { width: 800 }))
+  cases.push(makeCase('jpeg', 'webp', 1, { width: 800 }))
+  cases.push(makeCase('jpeg', 'jpeg', 2, { width: 800 }))
+  cases.push(makeCase('jpeg', 'webp', 2, { width: 800 }))
+  cases.push(makeCase('jpeg', 'jpeg', 4, { width: 1200 }))
+  cases.push(makeCase('jpeg', 'webp', 4, { width: 1200 }))
+  cases.push(makeCase('jpeg', 'webp', 4, { width: 2048 }))
+  cases.push(makeCase('jpeg', 'jpeg', 12, { width: 1600 }))
+  cases.push(makeCase('jpeg', 'webp', 12, { width: 1600 }))
   return cases
 }
 
-function makeCase(input, output, mp) {
+/** `query`: extra query parameters of POST /api/compress besides format (e.g. { width: 1600 }). */
+function makeCase(input, output, mp, query = {}) {
   const [width, height] = SIZES[mp]
-  return { key: input === 'jpeg' ? `${output}:${mp}` : `${input}>${output}:${mp}`, input, output, mp, width, height }
+  const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString()
+  const key = `${input === 'jpeg' ? '' : `${input}>`}${output}:${mp}${qs ? `@${qs}` : ''}`
+  return { key, input, output, mp, width, height, query, qs }
 }
 
-function normaliseKey(key) {
-  const m = /^(?:([a-z]+)>)?([a-z]+):(\d+)$/i.exec(key.toLowerCase().replace(/\bjpg\b/g, 'jpeg'))
-  if (!m) fail(`bad case key "${key}" (expected e.g. webp:12 or png>webp:12)`)
-  const [, input = 'jpeg', output, mp] = m
-  return input === 'jpeg' ? `${output}:${mp}` : `${input}>${output}:${mp}`
+/** A case from its key; any input kind, output, size of SIZES and query, not only those of allCases(). */
+function caseOfKey(key) {
+  const m = /^(?:([a-z]+)>)?([a-z]+):(\d+)(?:@(.+))?$/i.exec(key.trim().replace(/\bjpg\b/gi, 'jpeg'))
+  const bad = (why) => fail(`bad case key "${key}": ${why} (expected e.g. webp:12, png>webp:12 or webp:12@width=1600)`)
+  if (!m) bad('not OUTPUT:MP')
+  const [, input = 'jpeg', output, mp, qs = ''] = m.map((v) => v?.toLowerCase())
+  if (!INPUT_KINDS[input]) bad(`input one of ${Object.keys(INPUT_KINDS).join(', ')}`)
+  if (!OUTPUTS.includes(output)) bad(`output one of ${OUTPUTS.join(', ')}`)
+  if (!SIZES[mp]) bad(`MP one of ${Object.keys(SIZES).join(', ')}`)
+  return makeCase(input, output, Number(mp), Object.fromEntries(new URLSearchParams(qs)))
 }
 
 function selectCases(args) {
   const cases = allCases()
-  if (args.quick) return cases.filter((c) => c.input === 'jpeg' && [1, 12].includes(c.mp) && ['jpeg', 'webp'].includes(c.output))
+  if (args.quick) return cases.filter((c) => c.input === 'jpeg' && [1, 12].includes(c.mp) && ['jpeg', 'webp'].includes(c.output) && !c.qs)
   if (args.only) {
-    const wanted = args.only.map(normaliseKey)
-    const unknown = wanted.filter((k) => !cases.some((c) => c.key === k))
-    if (unknown.length) fail(`unknown case(s) ${unknown.join(', ')}; known: ${cases.map((c) => c.key).join(', ')}`)
-    return cases.filter((c) => wanted.includes(c.key))
+    const seen = new Set()
+    return args.only.map(caseOfKey).filter((c) => !seen.has(c.key) && seen.add(c.key))
   }
   return cases
 }
@@ -151,6 +179,12 @@ function parseServerTiming(header) {
     if (m) out[m[1]] = Number(m[2])
   }
   return out
+}
+
+function estimateOf(response, problem) {
+  const m = /^\s*([\d.]+)\s*MiB\s*$/i.exec(response?.headers.get('x-memory-estimate') ?? '')
+  if (m) return Number(m[1])
+  return typeof problem?.estimateMiB === 'number' ? problem.estimateMiB : null
 }
 
 /** Start a dev server, retrying a few times: another engineer's half-saved file can break a build. */
@@ -223,9 +257,10 @@ async function measureOnce(testCase, input, { cwd, timeoutMs, deepWarmup, log })
     let responseBytes = 0
     let error = null
     let code = null
+    let problem = null
     let headersMs = null
     try {
-      response = await fetch(`${server.base}/api/compress?format=${testCase.output}`, {
+      response = await fetch(`${server.base}/api/compress?format=${testCase.output}${testCase.qs ? `&${testCase.qs}` : ''}`, {
         method: 'POST',
         headers: { 'Content-Type': INPUT_KINDS[testCase.input].mime },
         body,
@@ -236,7 +271,8 @@ async function measureOnce(testCase, input, { cwd, timeoutMs, deepWarmup, log })
       responseBytes = bytes.byteLength
       if (!response.ok) {
         try {
-          code = JSON.parse(new TextDecoder().decode(bytes)).code ?? null
+          problem = JSON.parse(new TextDecoder().decode(bytes))
+          code = problem.code ?? null
         } catch {
           /* not a problem+json answer */
         }
@@ -253,7 +289,7 @@ async function measureOnce(testCase, input, { cwd, timeoutMs, deepWarmup, log })
     let status
     if (error) status = `error: ${error}`
     else if (response.ok) status = 'ok'
-    else if (response.status === 422 && code === 'operation_too_large') status = 'refused (422)'
+    else if (response.status === 422 && code === 'operation_too_large') status = 'refused (422) despite MEMORY_BUDGET_MIB:100000'
     else status = `error ${response.status}${code ? ` ${code}` : ''}`
     if (!after) status += ' (the measured workerd process exited)'
     if (reloaded) status += ' (dev server reloaded during the request)'
@@ -266,6 +302,11 @@ async function measureOnce(testCase, input, { cwd, timeoutMs, deepWarmup, log })
       headersMs,
       timings: response ? parseServerTiming(response.headers.get('server-timing')) : {},
       effort: response?.headers.get('x-effort') ?? null,
+      // The model's estimate (rounded to whole MiB by the API): the X-Memory-Estimate header of a 200
+      // answer, or the estimateMiB member of a 422 operation_too_large.
+      estimateMiB: estimateOf(response, problem),
+      outputWidth: response?.ok ? Number(response.headers.get('x-output-width')) || null : null,
+      outputHeight: response?.ok ? Number(response.headers.get('x-output-height')) || null : null,
       outputBytes: response?.ok ? Number(response.headers.get('x-output-size') ?? responseBytes) : null,
       baselineKiB: baseline?.rss ?? null,
       hwmKiB: after?.hwm ?? null,
@@ -339,38 +380,29 @@ async function measureCase(testCase, input, options) {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// A copy of the Worker without the per-operation memory caps, to measure what the API refuses.
-
-function uncappedCopy() {
-  const dir = path.join(CACHE, 'memory-uncapped')
-  fs.rmSync(dir, { recursive: true, force: true })
-  fs.mkdirSync(dir, { recursive: true })
-  for (const name of ['src', 'wasm', 'wrangler.toml', 'package.json', 'tsconfig.json']) {
-    fs.cpSync(path.join(ROOT, name), path.join(dir, name), { recursive: true })
-  }
-  const file = path.join(dir, 'src', 'pipeline', 'limits.ts')
-  const text = fs.readFileSync(file, 'utf8')
-  const start = text.indexOf('export const MEMORY_CAPS')
-  const open = start < 0 ? -1 : text.indexOf('= {', start)
-  if (open < 0) throw new Error('MEMORY_CAPS not found in src/pipeline/limits.ts')
-  let depth = 0
-  let end = open + 2
-  for (; end < text.length; end++) {
-    if (text[end] === '{') depth++
-    else if (text[end] === '}' && --depth === 0) break
-  }
-  const block = text.slice(open, end + 1).replace(/\b\d[\d_]*\b/g, 'Number.MAX_SAFE_INTEGER')
-  fs.writeFileSync(file, text.slice(0, open) + block + text.slice(end + 1))
-  // node_modules is found by walking up from .cache/memory-uncapped to the repository's.
-  return dir
-}
-
-// ---------------------------------------------------------------------------------------------------
 // Output
 
 const fmt = (n, digits = 0) => (n === null || n === undefined || Number.isNaN(n) ? '–' : n.toFixed(digits))
 const mp = (c) => `${((c.width * c.height) / 1e6).toFixed(1)} MP (${c.width}×${c.height})`
 const kib = (bytes) => (bytes === null || bytes === undefined ? '–' : bytes >= MiB ? `${(bytes / MiB).toFixed(1)} MiB` : `${Math.round(bytes / 1024)} KiB`)
+
+/** What the API would answer with the default MEMORY_BUDGET_MIB, from the (rounded) estimate. */
+function budgetDecision(r) {
+  if (r.estimateMiB === null || r.estimateMiB === undefined) return '–'
+  // The API refuses when its unrounded estimate is over the budget; the header is rounded to whole MiB.
+  if (r.estimateMiB === DEFAULT_MEMORY_BUDGET_MIB) return 'allowed or refused (rounds to the budget)'
+  return r.estimateMiB > DEFAULT_MEMORY_BUDGET_MIB ? 'refused (422)' : 'allowed'
+}
+
+/** Measured growth above the model's estimate (the dangerous direction), in MiB; null when not both known. */
+const underestimate = (r) => (r.growthMiB === null || r.estimateMiB === null || r.estimateMiB === undefined ? null : r.growthMiB - r.estimateMiB)
+
+function caseLabel(testCase, r) {
+  const base = `${INPUT_KINDS[testCase.input].label} → ${testCase.output.toUpperCase()}`
+  if (!testCase.qs) return base
+  const size = r.outputWidth && r.outputHeight ? ` → ${r.outputWidth}×${r.outputHeight}` : ''
+  return `${base}, ${testCase.qs.replace(/&/g, ', ')}${size}`
+}
 
 function rowOf(testCase, input, r) {
   const over = r.growthMiB !== null && r.growthMiB > BUDGET_MIB
@@ -378,12 +410,14 @@ function rowOf(testCase, input, r) {
   const growth = r.growthMiB === null ? '–' : `${r.upperBound ? '≤ ' : ''}${fmt(r.growthMiB, 1)}${over ? ' **⚠ over 128**' : ''}${spread}`
   const t = r.timings
   const steps = r.httpStatus === 200 ? `${fmt(t.decode)} / ${fmt(t.transform)} / ${fmt(t.encode)}` : '–'
-  const phases = r.phases ? `${fmt(r.phases.decode, 0)} / ${fmt(r.phases.encode, 0)} (${r.phases.peakIn})` : '–'
+  const phases = r.phases ? `${fmt(r.phases.decode, 0)} / ${fmt(r.phases.transform, 0)} / ${fmt(r.phases.encode, 0)} (${r.phases.peakIn})` : '–'
   return [
-    `${INPUT_KINDS[testCase.input].label} → ${testCase.output.toUpperCase()}`,
+    caseLabel(testCase, r),
     mp(testCase),
     kib(input.bytes),
     growth,
+    fmt(r.estimateMiB),
+    budgetDecision(r),
     fmt(r.wallMs),
     steps,
     phases,
@@ -398,9 +432,11 @@ const HEADER = [
   'pixels',
   'input size',
   'peak RSS growth (MiB)',
+  'model estimate (MiB)',
+  `default budget (${DEFAULT_MEMORY_BUDGET_MIB} MiB)`,
   'wall ms',
   'decode / transform / encode ms',
-  'sampled growth in decode / encode (MiB) (peak in)',
+  'sampled growth in decode / transform / encode (MiB) (peak in)',
   'output size',
   'effort',
   'status',
@@ -444,12 +480,38 @@ function peakSummary(results) {
   return `Step holding the sampled peak, over the ${done.length} conversions that ran: ${parts.join(', ')}.`
 }
 
-function writeDocs({ results, uncapped, machineInfo, args, source, date }) {
+/** Summary lines under the table: over 128, refused by the default budget, and where the model is low. */
+function summaryLines(results) {
   const over = results.filter(({ r }) => r.growthMiB > BUDGET_MIB)
-  const refused = results.filter(({ r }) => r.status === 'refused (422)')
-  const goal = results.filter(({ c }) => c.input === 'jpeg' && c.mp === 12 && ['jpeg', 'webp'].includes(c.output))
+  const refused = results.filter(({ r }) => budgetDecision(r).startsWith('refused'))
+  const allowedOver = results.filter(({ r }) => budgetDecision(r) !== 'refused (422)' && r.growthMiB > BUDGET_MIB)
+  const low = results.filter(({ r }) => underestimate(r) > 0).sort((a, b) => underestimate(b.r) - underestimate(a.r))
+  // The header is rounded to whole MiB, so a figure up to 0.5 MiB below it may still be above the model.
+  const close = results.filter(({ r }) => underestimate(r) !== null && underestimate(r) <= 0 && underestimate(r) >= -0.5)
+  const failed = results.filter(({ r }) => r.status !== 'ok')
+  const keys = (list) => list.map(({ c }) => c.key).join(', ')
+  return [
+    over.length ? `Over 128 MiB measured: ${keys(over)}.` : 'No case that ran went over 128 MiB.',
+    refused.length
+      ? `Refused under the default budget of ${DEFAULT_MEMORY_BUDGET_MIB} MiB (422 operation_too_large; measured here with MEMORY_BUDGET_MIB:100000): ${keys(refused)}.`
+      : `Every case is allowed under the default budget of ${DEFAULT_MEMORY_BUDGET_MIB} MiB.`,
+    allowedOver.length ? `**Allowed by the default budget but measured over 128 MiB: ${keys(allowedOver)}.**` : 'No case allowed by the default budget measured over 128 MiB.',
+    low.length
+      ? `**Measured above the model's estimate** (the model is too low there): ${low.map(({ c, r }) => `${c.key} by ${fmt(underestimate(r), 1)} MiB (${fmt(r.growthMiB, 1)} measured, ${fmt(r.estimateMiB)} estimated)`).join('; ')}.`
+      : 'No case measured above the model\'s estimate.',
+    close.length
+      ? `Within 0.5 MiB below the (rounded) estimate, so possibly at or above the model's unrounded figure: ${close.map(({ c, r }) => `${c.key} (${fmt(r.growthMiB, 1)} measured, ${fmt(r.estimateMiB)} estimated)`).join('; ')}.`
+      : '',
+    failed.length ? `Not measured as intended: ${failed.map(({ c, r }) => `${c.key} (${r.status})`).join(', ')}.` : '',
+  ].filter(Boolean).join('\n')
+}
+
+function writeDocs({ results, machineInfo, args, source, date }) {
+  const goal = results.filter(({ c }) => c.input === 'jpeg' && c.mp === 12 && !c.qs && ['jpeg', 'webp'].includes(c.output))
   const goalLine = goal.length
-    ? goal.map(({ c, r }) => `12 MP JPEG → ${c.output.toUpperCase()}: ${r.status === 'ok' ? `${fmt(r.growthMiB, 1)} MiB (${r.growthMiB < BUDGET_MIB ? 'under' : 'OVER'} 128 MiB)` : r.status}`).join('; ')
+    ? goal
+        .map(({ c, r }) => `12 MP JPEG → ${c.output.toUpperCase()}: ${r.status === 'ok' ? `${fmt(r.growthMiB, 1)} MiB (${r.growthMiB < BUDGET_MIB ? 'under' : 'OVER'} 128 MiB; model ${fmt(r.estimateMiB)} MiB, ${budgetDecision(r)} under the default budget)` : r.status}`)
+        .join('; ')
     : 'not measured in this run'
   const text = `# Memory per conversion
 
@@ -468,9 +530,9 @@ right before it, both from \`/proc/<pid>/status\`.
 For each case (and each run of it) the script:
 
 1. starts a **fresh** \`wrangler dev\` (own process group, free port, throw-away \`--persist-to\`), with
-   \`--var MAX_INPUT_PIXELS:40000000 --var MAX_OUTPUT_PIXELS:40000000 --var MAX_INPUT_BYTES:104857600\`
-   so the configurable limits do not interfere (the per-operation \`MEMORY_CAPS\` in
-   \`src/pipeline/limits.ts\` still apply: a case they refuse is reported as *refused (422)*);
+   \`--var MAX_INPUT_PIXELS:40000000 --var MAX_OUTPUT_PIXELS:40000000 --var MAX_INPUT_BYTES:104857600
+   --var MEMORY_BUDGET_MIB:100000\` so that no configurable limit, and in particular not the memory
+   budget, refuses a case: every case is measured, including those the API refuses by default;
 2. polls \`GET /api/health\` until it answers 200, then warms up with one more \`GET /api/health\` and
    waits 0.5 s;
 3. finds the workerd process that runs the Worker: \`wrangler dev\` runs two, a proxy that owns the
@@ -478,8 +540,9 @@ For each case (and each run of it) the script:
    and the runtime behind it, which is the one measured;
 4. reads its VmRSS (the baseline) and resets its VmHWM to the current RSS (\`echo 5 > /proc/<pid>/clear_refs\`),
    so a peak from start-up cannot hide in the figure;
-5. sends the one conversion, \`POST /api/compress?format=OUTPUT\` with the raw image as the body
-   (default quality and effort), sampling VmRSS every 10 ms meanwhile;
+5. sends the one conversion, \`POST /api/compress?format=OUTPUT\` (plus the case's options, e.g.
+   \`&width=1600\`) with the raw image as the body (default quality and effort), sampling VmRSS every
+   10 ms meanwhile;
 6. reads VmHWM, and stops wrangler (SIGTERM, then SIGKILL, to the process group; checks that no
    workerd is left).
 
@@ -494,7 +557,14 @@ The figure is the whole process's resident memory, so it also counts things a de
 may count differently (V8 heap headroom, allocator caches, the request body in workerd's buffers). Treat it
 as a close upper estimate of what the isolate needs, and keep a margin.
 
-The **sampled growth in decode / encode** columns are the largest 10 ms RSS samples within each step's
+The **model estimate** is the API's own estimate of the same conversion: the \`X-Memory-Estimate\`
+header of the answer, computed by \`estimateMiB\` with \`MEMORY_MODEL\` in \`src/pipeline/limits.ts\`
+(rounded to whole MiB). **default budget** is what the API answers with the default
+\`MEMORY_BUDGET_MIB\` of ${DEFAULT_MEMORY_BUDGET_MIB} MiB (\`src/env.ts\`): *refused (422)* (\`operation_too_large\`) when the
+estimate is over it, otherwise *allowed*. A row whose measured growth is **above** its estimate is one
+where the model is too low, the dangerous direction: the budget check lets through more than it counts.
+
+The **sampled growth in decode / transform / encode** columns are the largest 10 ms RSS samples within each step's
 window (laid out backwards from the arrival of the answer's headers with the Server-Timing
 durations): approximate, but they show which step holds the peak; *peak in* names the step in which
 RSS first came within 1 MiB plus the answer's size of its maximum (copying the answer out adds about
@@ -522,9 +592,9 @@ is RGB (oxipng level 1). Cached in \`.cache/memory-inputs/\`.
 ## Rerun
 
 \`\`\`
-npm run memory                 # all cases; rewrites this file (about 4 minutes here)
+npm run memory                 # all cases; rewrites this file (about ${args.minutes ?? '?'} minutes here)
 npm run memory -- --quick      # 1 and 12 MP to JPEG and WebP; prints only
-npm run memory -- --only webp:12,png>webp:12 --runs 3
+npm run memory -- --only 'webp:12,png>webp:12,webp:12@width=1600' --runs 3
 \`\`\`
 
 Run it on an otherwise quiet machine: memory figures do not depend on load, but wall times do.
@@ -539,16 +609,8 @@ ${markdownTable(results.map(({ c, input, r }) => rowOf(c, input, r)))}
 
 ${peakSummary(results)}
 
-${over.length ? `Over 128 MiB: ${over.map(({ c }) => c.key).join(', ')}.` : 'No case that ran went over 128 MiB.'}
-${refused.length ? `Refused by \`MEMORY_CAPS\` (422 operation_too_large): ${refused.map(({ c }) => c.key).join(', ')}.` : ''}
-${uncapped.length ? `
-### Refused cases, measured without the caps
-
-The same measurement against a copy of the Worker (\`.cache/memory-uncapped/\`) whose \`MEMORY_CAPS\` are
-lifted, to show what the caps protect against and to calibrate them. The API itself refuses these.
-
-${markdownTable(uncapped.map(({ c, input, r }) => rowOf(c, input, r)))}
-` : ''}`
+${summaryLines(results)}
+`
   // Hand-written notes after the marker survive a rerun.
   const file = path.join(ROOT, 'docs', 'memory.md')
   const previous = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : ''
@@ -576,6 +638,7 @@ async function main() {
     inputs.set(c.key, await makeInput({ format: kind.format, progressive: kind.progressive, width: c.width, height: c.height }, { root: ROOT, corpusDir: args.corpus, cacheDir: INPUTS, log }))
   }
 
+  const started = Date.now()
   const options = { cwd: ROOT, timeoutMs: args.timeout * 1000, runs: args.runs, deepWarmup: args.deepWarmup, log }
   const results = []
   let workerdBinary = null
@@ -588,34 +651,15 @@ async function main() {
     results.push({ c, input, r })
   }
 
-  const uncapped = []
-  const refused = results.filter(({ r }) => r.status === 'refused (422)')
-  if (args.uncapped && refused.length) {
-    let dir = null
-    try {
-      dir = uncappedCopy()
-    } catch (error) {
-      log(`skipping the uncapped measurements: ${error.message}`)
-    }
-    if (dir) {
-      for (const [index, { c, input }] of refused.entries()) {
-        log(`[uncapped ${index + 1}/${refused.length}] ${c.key}`)
-        const r = await measureCase(c, input, { ...options, cwd: dir })
-        log(`  ${r.status}: growth ${fmt(r.growthMiB, 1)} MiB, wall ${fmt(r.wallMs)} ms, ${JSON.stringify(r.timings)}`)
-        uncapped.push({ c, input, r })
-      }
-    }
-  }
-
   const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z')
-  console.log(`\n${markdownTable(results.map(({ c, input, r }) => rowOf(c, input, r)))}`)
-  if (uncapped.length) console.log(`\nWithout MEMORY_CAPS (the API refuses these):\n\n${markdownTable(uncapped.map(({ c, input, r }) => rowOf(c, input, r)))}`)
+  args.minutes = Math.max(1, Math.round((Date.now() - started) / 60_000))
+  console.log(`\n${markdownTable(results.map(({ c, input, r }) => rowOf(c, input, r)))}\n\n${summaryLines(results)}`)
 
   fs.mkdirSync(CACHE, { recursive: true })
   const strip = (list) => list.map(({ c, input, r }) => ({ case: c, input: { ...input, file: path.relative(ROOT, input.file) }, result: { ...r, samples: undefined } }))
-  fs.writeFileSync(path.join(CACHE, 'memory-results.json'), JSON.stringify({ date, args, results: strip(results), uncapped: strip(uncapped) }, null, 2))
+  fs.writeFileSync(path.join(CACHE, 'memory-results.json'), JSON.stringify({ date, args, defaultMemoryBudgetMiB: DEFAULT_MEMORY_BUDGET_MIB, results: strip(results) }, null, 2))
   if (args.docs) {
-    writeDocs({ results, uncapped, machineInfo: machine(workerdBinary), args, source: sourceText, date })
+    writeDocs({ results, machineInfo: machine(workerdBinary), args, source: sourceText, date })
     log('\nwrote docs/memory.md')
   }
   const over = results.filter(({ r }) => r.growthMiB > BUDGET_MIB).map(({ c }) => c.key)

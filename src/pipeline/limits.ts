@@ -19,13 +19,13 @@ export const MEMORY_MODEL = {
   /** Extra MiB per input megapixel for a progressive JPEG (coefficient buffers for every scan). */
   progressiveJpegPerMP: 3,
   /** Resampling: fixed MiB plus MiB per input (after the crop) and per output megapixel. */
-  resize: { baseMiB: 20, inputPerMP: 28, outputPerMP: 20 },
+  resize: { baseMiB: 4, inputPerMP: 7.6, outputPerMP: 16 },
   /** Encoding: fixed MiB (instance) plus MiB per output megapixel. */
   encode: {
-    jpeg: { baseMiB: 0, perMP: 16.3 },
-    webp: { baseMiB: 12, perMP: 12.5 },
-    avif: { baseMiB: 41, perMP: 30 },
-    png: { baseMiB: 5, perMP: 25 },
+    jpeg: { baseMiB: 0, perMP: 16.6 },
+    webp: { baseMiB: 12.5, perMP: 12.5 },
+    avif: { baseMiB: 54, perMP: 19.5 },
+    png: { baseMiB: 16.5, perMP: 19.5 },
   } as Readonly<Record<OutputFormat, { baseMiB: number; perMP: number }>>,
 }
 

@@ -179,7 +179,7 @@ describe('errors', () => {
   })
 
   it('answers 422 operation_too_large for an enlarged output over the memory budget', async () => {
-    // 480x300 enlarged to 4000x2500 (10 MP) PNG output: about 270 MiB by the model.
+    // 480x300 enlarged to 4000x2500 (10 MP) PNG output: several hundred MiB by the model.
     const res = await compress(fixture('photo.jpg'), { width: 4000, enlarge: true, format: 'png' })
     await expectProblem(res, 'operation_too_large', 422)
   })
