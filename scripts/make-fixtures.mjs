@@ -22,26 +22,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
+// Node has no ImageData: the worker's polyfill (plain TypeScript, run by Node 24's type stripping).
+import '../wasm/imagedata.ts';
 
 // ---------------------------------------------------------------------------
-// Node has no ImageData. Define a minimal one BEFORE loading any codec (the codec
-// glue modules are imported dynamically below, after this runs).
-if (typeof globalThis.ImageData === 'undefined') {
-  globalThis.ImageData = class ImageData {
-    constructor(dataOrWidth, widthOrHeight, height) {
-      if (typeof dataOrWidth === 'number') {
-        this.width = dataOrWidth;
-        this.height = widthOrHeight;
-        this.data = new Uint8ClampedArray(this.width * this.height * 4);
-      } else {
-        this.data = dataOrWidth;
-        this.width = widthOrHeight;
-        this.height = height ?? dataOrWidth.length / 4 / widthOrHeight;
-      }
-      this.colorSpace = 'srgb';
-    }
-  };
-}
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CORPUS = path.resolve(process.env.CORPUS_DIR ?? path.join(ROOT, '..', 'shared', 'corpus'));

@@ -11,27 +11,12 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { createRequire } from 'node:module'
+// Node has no ImageData: the worker's polyfill (plain TypeScript, run by Node 24's type stripping).
+import '../../wasm/imagedata.ts'
 
 /** Bump when the way inputs are made changes, so stale cache entries are not reused. */
 const RECIPE = 3
 
-// Node has no ImageData; the codecs construct and accept it. Install before any codec loads.
-if (typeof globalThis.ImageData === 'undefined') {
-  globalThis.ImageData = class ImageData {
-    constructor(dataOrWidth, widthOrHeight, height) {
-      if (typeof dataOrWidth === 'number') {
-        this.width = dataOrWidth
-        this.height = widthOrHeight
-        this.data = new Uint8ClampedArray(this.width * this.height * 4)
-      } else {
-        this.data = dataOrWidth
-        this.width = widthOrHeight
-        this.height = height ?? dataOrWidth.length / 4 / widthOrHeight
-      }
-      this.colorSpace = 'srgb'
-    }
-  }
-}
 
 let codecs
 
