@@ -75,12 +75,12 @@ export function checkInput(header: ImageHeader, limits: Limits): void {
 /**
  * Step 3, for the plan: the output size against its limit, and the whole conversion against the
  * isolate's memory budget, so an operation that would not fit is refused (422) instead of killing the
- * isolate, and every request sharing it, mid-way.
+ * isolate, and every request sharing it, mid-way. Returns the estimate, in MiB.
  *
  * @example
- * checkPlan({ header, format: 'webp', cropPixels, width: 4032, height: 3024, resized: false }, limits)
+ * const estimate = checkPlan({ header, format: 'webp', cropPixels, width: 4032, height: 3024, resized: false }, limits)
  */
-export function checkPlan(plan: ConversionPlan, limits: Limits): void {
+export function checkPlan(plan: ConversionPlan, limits: Limits): number {
   const { width, height, format } = plan
   const pixels = width * height
   if (pixels > limits.maxOutputPixels) {
@@ -100,4 +100,5 @@ export function checkPlan(plan: ConversionPlan, limits: Limits): void {
       { limit: limits.memoryBudgetMiB, estimateMiB: Math.round(estimate) },
     )
   }
+  return estimate
 }

@@ -2,7 +2,7 @@ import { Hono } from 'hono'
 import { limitsOf } from '../env'
 import { conversionSlot } from '../lib/slot'
 import { decodeImage, encodeImage, encodeSettings } from '../pipeline/codec'
-import { checkInput, checkPlan, estimateMiB } from '../pipeline/limits'
+import { checkInput, checkPlan } from '../pipeline/limits'
 import { chooseFormat } from '../pipeline/negotiate'
 import { parseRequest } from '../pipeline/parse'
 import { type Outcome, respond } from '../pipeline/respond'
@@ -36,8 +36,7 @@ export const compress = new Hono<{ Bindings: Env }>().post('/', async (c) => {
   const { width: outWidth, height: outHeight } = geometry.canvas
   const resized = geometry.resize.width !== geometry.crop.width || geometry.resize.height !== geometry.crop.height
   const cropPixels = geometry.crop.width * geometry.crop.height
-  const plan = { header, format, cropPixels, width: outWidth, height: outHeight, resized }
-  checkPlan(plan, limits)
+  const memoryEstimate = checkPlan({ header, format, cropPixels, width: outWidth, height: outHeight, resized }, limits)
   const settings = encodeSettings(format, options, outWidth * outHeight, options.format !== undefined && options.format !== 'auto')
   const background = parseColour(options.background)
   const padding: [number, number, number, number] = CODECS[format].alpha ? [...background, 0] : [...background, 255]
@@ -71,7 +70,7 @@ export const compress = new Hono<{ Bindings: Env }>().post('/', async (c) => {
       framesDropped: Math.max(0, header.frames - 1),
       timings: { decode: decodeMs, transform: transformMs, encode: encodeMs },
       effort: settings.effort,
-      memoryEstimateMiB: Math.round(estimateMiB(plan)),
+      memoryEstimateMiB: Math.round(memoryEstimate),
       vary: options.format === 'auto' || options.response === undefined,
       filename,
     }
