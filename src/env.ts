@@ -1,6 +1,27 @@
 import { z } from 'zod'
 
 const positiveInt = z.coerce.number().int().positive()
+const count = z.coerce.number().int().min(0)
+const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')
+
+/**
+ * Plans for API keys as `name=perMinute` pairs, comma-separated (`free=120,pro=1200`): a string, so
+ * `wrangler dev --var RATE_LIMIT_PLANS:pro=5000` can override it like any other var. 0 means unlimited.
+ */
+const plans = z
+  .string()
+  .transform((text, ctx) => {
+    const out: Record<string, number> = {}
+    for (const pair of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+      const match = /^([a-z][a-z0-9_-]*)=(\d+)$/i.exec(pair)
+      if (!match) {
+        ctx.addIssue({ code: 'custom', message: `RATE_LIMIT_PLANS: "${pair}" is not name=perMinute` })
+        return z.NEVER
+      }
+      out[match[1]!] = Number(match[2])
+    }
+    return out
+  })
 
 /**
  * Service configuration, read from `[vars]` in wrangler.toml (override with `wrangler dev --var NAME:VALUE`).
@@ -17,9 +38,29 @@ const ConfigSchema = z.object({
   MEMORY_BUDGET_MIB: positiveInt.default(120),
   /** Longest wait, in ms, for this isolate's single conversion slot before answering 503. */
   QUEUE_TIMEOUT_MS: positiveInt.default(20_000),
+  /** Compress calls a minute per client IP without an API key; 0 turns limiting off. */
+  RATE_LIMIT_ANON_PER_MINUTE: count.default(60),
+  /** Per-minute limits of the plans an API key can be on. */
+  RATE_LIMIT_PLANS: plans.default({ free: 120, pro: 1200 }),
+  /** Refuse calls without an API key (401). */
+  REQUIRE_API_KEY: flag.default(false),
+  /** Serve without counting when the rate limiter cannot be reached, instead of answering 503. */
+  RATE_LIMIT_FAIL_OPEN: flag.default(false),
 })
 
 export type Config = z.infer<typeof ConfigSchema>
+
+/** Compress-call quotas: who gets how many calls per window. */
+export interface Quotas {
+  /** Length of the sliding window every limit counts over. */
+  windowSeconds: number
+  /** Limit for clients without a key, per IP; 0 = unlimited. */
+  anonymousPerMinute: number
+  /** Limit per plan name for clients with a key; 0 = unlimited. */
+  plans: Record<string, number>
+  requireApiKey: boolean
+  failOpen: boolean
+}
 
 export interface Limits {
   maxInputBytes: number
@@ -27,15 +68,17 @@ export interface Limits {
   maxOutputPixels: number
   memoryBudgetMiB: number
   queueTimeoutMs: number
+  quotas: Quotas
 }
 
 const cache = new WeakMap<object, Limits>()
 
 /**
- * The service limits for this environment, parsed and validated once per `env` object.
+ * The service limits and quotas for this environment, parsed and validated once per `env` object. The
+ * one source of truth for what the API enforces and what /api/formats and the reference page publish.
  *
  * @example
- * const { maxInputBytes } = limitsOf(c.env)
+ * const { maxInputBytes, quotas } = limitsOf(c.env)
  */
 export function limitsOf(env: Partial<Record<keyof Config, unknown>>): Limits {
   let limits = cache.get(env)
@@ -47,6 +90,13 @@ export function limitsOf(env: Partial<Record<keyof Config, unknown>>): Limits {
       maxOutputPixels: config.MAX_OUTPUT_PIXELS,
       memoryBudgetMiB: config.MEMORY_BUDGET_MIB,
       queueTimeoutMs: config.QUEUE_TIMEOUT_MS,
+      quotas: {
+        windowSeconds: 60,
+        anonymousPerMinute: config.RATE_LIMIT_ANON_PER_MINUTE,
+        plans: config.RATE_LIMIT_PLANS,
+        requireApiKey: config.REQUIRE_API_KEY,
+        failOpen: config.RATE_LIMIT_FAIL_OPEN,
+      },
     }
     cache.set(env, limits)
   }

@@ -16,9 +16,13 @@ export const ERRORS = {
   image_too_large: { status: 422, title: 'Image dimensions over the limit' },
   operation_too_large: { status: 422, title: 'Operation over the memory budget' },
   corrupt_image: { status: 422, title: 'Image could not be decoded' },
+  api_key_required: { status: 401, title: 'API key required' },
+  invalid_api_key: { status: 401, title: 'Invalid API key' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
+  rate_limited: { status: 429, title: 'Rate limit exceeded' },
   busy: { status: 503, title: 'Worker busy' },
+  rate_limiter_unavailable: { status: 503, title: 'Rate limiter unavailable' },
   codec_failed: { status: 500, title: 'Codec failure' },
   internal_error: { status: 500, title: 'Internal error' },
 } as const satisfies Record<string, { status: ContentfulStatusCode; title: string }>

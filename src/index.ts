@@ -37,3 +37,4 @@ app.onError((error, c) => {
 })
 
 export default app
+export { RateLimiter } from './ratelimit/limiter'

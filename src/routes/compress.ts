@@ -10,14 +10,16 @@ import { readHeader } from '../pipeline/sniff'
 import { applyGeometry, flatten, hasTransparency, isIdentity, parseColour, planGeometry } from '../pipeline/transform'
 import { CODECS } from '../codecs/registry'
 import { Stopwatch } from '../lib/stopwatch'
+import { type ClientVariables, identifyClient } from '../ratelimit/identify'
+import { rateLimit } from '../ratelimit/limit'
 
 /**
  * POST /api/compress. The pipeline, top to bottom:
- * parse -> sniff -> check limits -> (wait for the isolate's conversion slot) -> decode -> transform
+ * identify the client -> rate limit (its Durable Object decides; no body is read before) -> parse -> sniff -> check limits -> (wait for the isolate's conversion slot) -> decode -> transform
  * -> encode -> never-bigger -> respond. Everything before decode works on header data only, so bad or
  * oversized input is refused before any pixel is touched.
  */
-export const compress = new Hono<{ Bindings: Env }>().post('/', async (c) => {
+export const compress = new Hono<{ Bindings: Env } & ClientVariables>().post('/', identifyClient(), rateLimit(), async (c) => {
   const limits = limitsOf(c.env)
 
   // 1. parse: body (byte limit enforced while streaming) and validated options

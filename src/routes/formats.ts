@@ -36,5 +36,12 @@ export const formats = new Hono<{ Bindings: Env }>().get('/', (c) => {
         maxEffort,
       })),
     },
+    rateLimits: {
+      windowSeconds: limits.quotas.windowSeconds,
+      anonymousPerMinute: limits.quotas.anonymousPerMinute,
+      plans: limits.quotas.plans,
+      requireApiKey: limits.quotas.requireApiKey,
+      headers: ['RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+    },
   })
 })

@@ -3,7 +3,9 @@
  * on a free loopback port.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createServer } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readHeader } from '../../src/pipeline/sniff'
@@ -21,15 +23,21 @@ async function freePort(): Promise<number> {
   })
 }
 
+const QUOTA = 8
 let dev: ChildProcess
+let state: string
 let base: string
 let log = ''
 
 beforeAll(async () => {
   const port = await freePort()
   base = `http://127.0.0.1:${port}`
-  // A small body limit so the over-limit test sends little data.
-  dev = spawn('npx', ['wrangler', 'dev', '--port', String(port), '--var', 'MAX_INPUT_BYTES:200000'], {
+  // A small body limit so the over-limit test sends little data; a small quota so the rate-limit
+  // test reaches it in a few calls.
+  // Fresh local state, so counts from an earlier run cannot carry over.
+  const vars = ['--var', 'MAX_INPUT_BYTES:200000', '--var', `RATE_LIMIT_ANON_PER_MINUTE:${QUOTA}`]
+  state = mkdtempSync(join(tmpdir(), 'imgedge-http-'))
+  dev = spawn('npx', ['wrangler', 'dev', '--port', String(port), '--persist-to', state, ...vars], {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -47,8 +55,13 @@ beforeAll(async () => {
   }
 }, 120_000)
 
-afterAll(() => {
-  if (dev?.pid) process.kill(-dev.pid, 'SIGTERM')
+afterAll(async () => {
+  if (dev?.pid && dev.exitCode === null) {
+    const exited = new Promise((resolve) => dev.once('exit', resolve))
+    process.kill(-dev.pid, 'SIGTERM')
+    await exited
+  }
+  if (state) rmSync(state, { recursive: true, force: true })
 })
 
 describe('wrangler dev over HTTP', () => {
@@ -100,5 +113,27 @@ describe('wrangler dev over HTTP', () => {
     })
     expect(res.status).toBe(422)
     expect(await res.json()).toMatchObject({ code: 'image_too_large' })
+  })
+
+  it('counts compress calls in the rate-limit Durable Object and answers 429 at the quota', async () => {
+    // Earlier tests in this file made compress calls too; every one counts, whatever its status.
+    const bomb = fixture('bomb-50000.png')
+    let previous = QUOTA
+    for (let call = 0; call <= QUOTA; call++) {
+      const res = await fetch(`${base}/api/compress`, { method: 'POST', headers: { 'Content-Type': 'image/png' }, body: bomb })
+      await res.arrayBuffer()
+      expect(res.headers.get('ratelimit-policy')).toBe(`"anonymous";q=${QUOTA};w=60`)
+      const remaining = Number(res.headers.get('x-ratelimit-remaining'))
+      if (res.status === 429) {
+        expect(previous).toBe(0)
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0)
+        return
+      }
+      expect(res.status).toBe(422)
+      if (call > 0) expect(remaining).toBe(previous - 1)
+      else expect(remaining).toBeLessThan(QUOTA)
+      previous = remaining
+    }
+    expect.fail(`no 429 after ${QUOTA + 1} calls with a quota of ${QUOTA}`)
   })
 })
