@@ -4,28 +4,29 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status'
 /**
  * Every error the API can answer with. The `code` is the stable, documented identifier clients
  * branch on; `title` is the short public text; the status is fixed per code so a code always
- * means the same HTTP answer.
+ * means the same HTTP answer; `when` says what causes it. /api/openapi.json (and so the reference page)
+ * publishes this map; a test checks the README lists every code.
  */
 export const ERRORS = {
-  missing_image: { status: 400, title: 'No image in the request' },
-  invalid_option: { status: 400, title: 'Invalid option' },
-  invalid_request: { status: 400, title: 'Malformed request' },
-  unsupported_media_type: { status: 415, title: 'Unsupported request Content-Type' },
-  unsupported_format: { status: 415, title: 'Unsupported image format' },
-  payload_too_large: { status: 413, title: 'Request body too large' },
-  image_too_large: { status: 422, title: 'Image dimensions over the limit' },
-  operation_too_large: { status: 422, title: 'Operation over the memory budget' },
-  corrupt_image: { status: 422, title: 'Image could not be decoded' },
-  api_key_required: { status: 401, title: 'API key required' },
-  invalid_api_key: { status: 401, title: 'Invalid API key' },
-  not_found: { status: 404, title: 'Not found' },
-  method_not_allowed: { status: 405, title: 'Method not allowed' },
-  rate_limited: { status: 429, title: 'Rate limit exceeded' },
-  busy: { status: 503, title: 'Worker busy' },
-  rate_limiter_unavailable: { status: 503, title: 'Rate limiter unavailable' },
-  codec_failed: { status: 500, title: 'Codec failure' },
-  internal_error: { status: 500, title: 'Internal error' },
-} as const satisfies Record<string, { status: ContentfulStatusCode; title: string }>
+  missing_image: { status: 400, title: 'No image in the request', when: 'empty body, or multipart without an `image` field (or with an empty one)' },
+  invalid_option: { status: 400, title: 'Invalid option', when: 'unknown option, option given twice, value out of range, or an option the output format cannot use' },
+  invalid_request: { status: 400, title: 'Malformed request', when: 'a multipart body that cannot be parsed, or more than one `image` field' },
+  api_key_required: { status: 401, title: 'API key required', when: '`REQUIRE_API_KEY=true` and the call has no key; has `WWW-Authenticate`' },
+  invalid_api_key: { status: 401, title: 'Invalid API key', when: 'the key in `Authorization: Bearer` or `X-API-Key` matches no configured key; has `WWW-Authenticate`' },
+  not_found: { status: 404, title: 'Not found', when: 'no such route' },
+  method_not_allowed: { status: 405, title: 'Method not allowed', when: 'a known path with another method; has `Allow`' },
+  payload_too_large: { status: 413, title: 'Request body too large', when: 'body over `MAX_INPUT_BYTES`, counted while streaming (with or without Content-Length)' },
+  unsupported_media_type: { status: 415, title: 'Unsupported request Content-Type', when: 'a Content-Type other than `image/*`, `application/octet-stream` or `multipart/form-data`' },
+  unsupported_format: { status: 415, title: 'Unsupported image format', when: 'the bytes are not JPEG, PNG, WebP, AVIF or GIF (`detected` names what they are), or a CMYK JPEG' },
+  image_too_large: { status: 422, title: 'Image dimensions over the limit', when: 'header dimensions over `MAX_INPUT_PIXELS`, or a planned output over `MAX_OUTPUT_PIXELS`' },
+  operation_too_large: { status: 422, title: 'Operation over the memory budget', when: 'the conversion\'s estimated memory is over `MEMORY_BUDGET_MIB`; has `limit` and `estimateMiB`' },
+  corrupt_image: { status: 422, title: 'Image could not be decoded', when: 'the header is broken, a JPEG ends before its end-of-image marker, or the decoder rejected the data' },
+  rate_limited: { status: 429, title: 'Rate limit exceeded', when: 'over the client\'s compress quota; has `Retry-After` and the RateLimit headers' },
+  codec_failed: { status: 500, title: 'Codec failure', when: 'an encoder failed on valid pixels (a bug: please report it)' },
+  internal_error: { status: 500, title: 'Internal error', when: 'anything else unexpected' },
+  busy: { status: 503, title: 'Worker busy', when: 'this isolate\'s conversion queue did not free up within `QUEUE_TIMEOUT_MS`; has `Retry-After`' },
+  rate_limiter_unavailable: { status: 503, title: 'Rate limiter unavailable', when: 'the rate-limit Durable Object could not be reached or failed (unless `RATE_LIMIT_FAIL_OPEN=true`); has `Retry-After`' },
+} as const satisfies Record<string, { status: ContentfulStatusCode; title: string; when: string }>
 
 export type ErrorCode = keyof typeof ERRORS
 

@@ -4,6 +4,7 @@ import { ApiError, problemOf, problemResponse } from './errors'
 import { compress } from './routes/compress'
 import { formats } from './routes/formats'
 import { health } from './routes/health'
+import { openapi } from './routes/openapi'
 
 /**
  * imgedge: the Hono app. Middleware order: security headers, then routes; every error, ours or not,
@@ -16,12 +17,14 @@ app.use('*', secureHeaders({ crossOriginResourcePolicy: 'cross-origin', crossOri
 app.route('/api/health', health)
 app.route('/api/formats', formats)
 app.route('/api/compress', compress)
+app.route('/api/openapi.json', openapi)
 
 /** Known paths with another method: 405 with the allowed one, rather than a misleading 404. */
 for (const [path, allow] of [
   ['/api/health', 'GET, HEAD'],
   ['/api/formats', 'GET, HEAD'],
   ['/api/compress', 'POST'],
+  ['/api/openapi.json', 'GET, HEAD'],
 ] as const) {
   app.all(path, (c) => {
     throw new ApiError('method_not_allowed', `${c.req.method} is not allowed on ${path}; use ${allow}.`, {}, { Allow: allow })

@@ -18,16 +18,16 @@ export const CompressOptionsSchema = z.strictObject({
     .transform((value) => (value === 'jpg' ? 'jpeg' : value))
     .optional()
     .openapi({ description: "Output format; default: the input's (GIF becomes PNG). `auto` picks from Accept." }),
-  quality: z.coerce.number().int().min(1).max(100).optional().openapi({ description: 'Lossy quality 1-100.' }),
+  quality: z.coerce.number().int().min(1).max(100).optional().openapi({ description: 'Lossy quality 1-100; defaults per format in /api/formats.' }),
   lossless: flag.optional().openapi({ description: 'Lossless encoding (PNG always; WebP and AVIF on request).' }),
-  effort: z.coerce.number().int().min(0).max(9).optional().openapi({ description: 'CPU effort 0-9 (default 4).' }),
+  effort: z.coerce.number().int().min(0).max(9).optional().openapi({ type: 'integer', minimum: 0, maximum: 9, description: 'CPU effort 0-9, one scale over every encoder (default 4; AVIF capped by size).' }),
   width: dimension.optional().openapi({ description: 'Target width in pixels.' }),
   height: dimension.optional().openapi({ description: 'Target height in pixels.' }),
   fit: z.enum(['inside', 'cover', 'contain', 'fill']).default('inside').openapi({ description: 'How to fit width x height.' }),
-  enlarge: flag.default(false).openapi({ description: 'Allow output larger than the input.' }),
+  enlarge: flag.default(false).openapi({ default: 'false', description: 'Allow output larger than the input.' }),
   background: z
     .string()
-    .regex(/^#?([0-9a-f]{3}|[0-9a-f]{6})$/i, 'must be a hex colour such as ffffff or #fff')
+    .regex(/^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a hex colour such as ffffff or #fff')
     .default('#ffffff')
     .openapi({ description: 'Colour behind transparent pixels when the output has no alpha (JPEG) and for `contain` padding.' }),
   response: z.enum(['image', 'json']).optional().openapi({ description: 'json: a JSON answer with the image base64-encoded.' }),

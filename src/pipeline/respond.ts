@@ -1,3 +1,4 @@
+import { z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { CODECS, type OutputFormat } from '../codecs/registry'
 
@@ -19,6 +20,51 @@ export interface Outcome {
   filename?: string | undefined
 }
 
+const Dimensions = { width: z.number().int(), height: z.number().int() }
+
+/** The JSON answer of POST /api/compress (`Accept: application/json` or `response=json`). */
+export const CompressJsonSchema = z
+  .object({
+    format: z.string().openapi({ description: 'Output format id.' }),
+    mime: z.string(),
+    filename: z.string().openapi({ description: "The client's file name (multipart) or `image`, with the output's extension." }),
+    input: z.object({ format: z.string(), bytes: z.number().int(), ...Dimensions }),
+    output: z.object({ bytes: z.number().int(), ...Dimensions }),
+    ratio: z.number().openapi({ description: 'Output bytes / input bytes.' }),
+    saved: z.number().int().openapi({ description: 'Input bytes minus output bytes.' }),
+    original: z.boolean().openapi({ description: 'True when the never-bigger rule returned the input itself.' }),
+    framesDropped: z.number().int(),
+    effort: z.number().int(),
+    timings: z.object({ decode: z.number(), transform: z.number(), encode: z.number() }).openapi({ description: 'Milliseconds per step.' }),
+    image: z.string().openapi({ description: 'The output image, base64-encoded.' }),
+  })
+  .openapi('CompressAnswer')
+
+/**
+ * Every header a successful compress answer can carry, with what it means. statsHeaders() sets only these
+ * (its type says so), and /api/openapi.json documents them from this list.
+ */
+export const ANSWER_HEADERS = {
+  'X-Input-Format': 'Format sniffed from the input bytes (jpeg, png, webp, avif, gif).',
+  'X-Input-Size': 'Input size in bytes.',
+  'X-Input-Width': 'Input width in pixels, after EXIF orientation.',
+  'X-Input-Height': 'Input height in pixels, after EXIF orientation.',
+  'X-Output-Format': 'Output format.',
+  'X-Output-Size': 'Output size in bytes.',
+  'X-Output-Width': 'Output width in pixels.',
+  'X-Output-Height': 'Output height in pixels.',
+  'X-Compression-Ratio': 'Output bytes / input bytes (0.25 = 75% smaller).',
+  'X-Effort': 'Effort used, after the per-size caps (AVIF).',
+  'X-Memory-Estimate': "The memory model's estimate for this conversion, e.g. `42 MiB`.",
+  'X-Original-Returned': '`true` when the never-bigger rule answered with the input itself.',
+  'X-Frames-Dropped': 'Animation frames not converted (only the first frame is kept).',
+  'Server-Timing': 'Milliseconds spent in `decode`, `transform` and `encode`.',
+  'Cache-Control': 'Always `no-store`.',
+  Vary: '`Accept` when the answer depended on it (`format=auto`, or JSON chosen by Accept).',
+} as const
+
+type AnswerHeader = keyof typeof ANSWER_HEADERS
+
 const ratio = (o: Outcome) => Number((o.bytes.length / o.input.bytes).toFixed(4))
 
 /** File name for Content-Disposition: the client's name (if any) with the output's extension. */
@@ -31,8 +77,8 @@ function fileName(o: Outcome): string {
  * The statistics headers every successful answer carries, in both binary and JSON form.
  * Names are listed in README "Answer headers".
  */
-function statsHeaders(o: Outcome): Record<string, string> {
-  const headers: Record<string, string> = {
+function statsHeaders(o: Outcome): Partial<Record<AnswerHeader, string>> {
+  const headers: Partial<Record<AnswerHeader, string>> = {
     'X-Input-Format': o.input.format,
     'X-Input-Size': String(o.input.bytes),
     'X-Input-Width': String(o.input.width),
@@ -77,7 +123,7 @@ export function respond(c: Context, o: Outcome, json: boolean): Response {
         effort: o.effort,
         timings: o.timings,
         image: toBase64(o.bytes),
-      },
+      } satisfies z.input<typeof CompressJsonSchema>,
       200,
       headers,
     )

@@ -51,12 +51,21 @@ export const rateLimit = (options: RateLimitOptions = {}) => {
   })
 }
 
+/** The rate-limit headers and what they mean; /api/openapi.json documents them from this list. */
+export const RATE_LIMIT_HEADERS = {
+  'RateLimit-Policy': 'IETF draft: the policy name (plan or `anonymous`), quota `q` per window `w` seconds, e.g. `"anonymous";q=60;w=60`.',
+  RateLimit: 'IETF draft: `r` calls remaining and `t` seconds until `r` next grows, e.g. `"anonymous";r=59;t=60`.',
+  'X-RateLimit-Limit': 'The quota per window.',
+  'X-RateLimit-Remaining': 'Calls remaining in the window.',
+  'X-RateLimit-Reset': 'Unix time (s) when `X-RateLimit-Remaining` next grows.',
+} as const
+
 /**
  * The IETF draft headers (`RateLimit-Policy`, `RateLimit`, structured fields) and the older
  * `X-RateLimit-*` trio. `t` and `X-RateLimit-Reset` say when `remaining` next grows: seconds from now,
  * and Unix time in seconds.
  */
-export function rateLimitHeaders(policy: string, decision: Decision, windowSeconds: number): Record<string, string> {
+export function rateLimitHeaders(policy: string, decision: Decision, windowSeconds: number): Record<keyof typeof RATE_LIMIT_HEADERS, string> {
   const resetSeconds = Math.ceil(decision.resetMs / 1000)
   return {
     'RateLimit-Policy': `"${policy}";q=${decision.limit};w=${windowSeconds}`,

@@ -1,0 +1,127 @@
+import { OpenAPIHono, z } from '@hono/zod-openapi'
+import pkg from '../../package.json'
+import { CODECS } from '../codecs/registry'
+import { ERRORS, type ErrorCode } from '../errors'
+import { CompressOptionsSchema } from '../pipeline/options'
+import { ANSWER_HEADERS, CompressJsonSchema } from '../pipeline/respond'
+import { RATE_LIMIT_HEADERS } from '../ratelimit/limit'
+
+/**
+ * GET /api/openapi.json: the OpenAPI 3.1 description of the API, generated from the objects the worker
+ * runs on: the zod schema that validates compress options, the error map, the answer-header lists and the
+ * codec registry. The reference page renders its documentation from this document.
+ */
+export const openapi = new OpenAPIHono<{ Bindings: Env }>()
+const registry = openapi.openAPIRegistry
+
+const codes = Object.keys(ERRORS) as ErrorCode[]
+
+const Problem = registry.register(
+  'Problem',
+  z
+    .object({
+      type: z.string().openapi({ description: 'URI of the error on the reference page: `/#error-<code>`.' }),
+      title: z.string(),
+      status: z.number().int(),
+      detail: z.string().openapi({ description: 'What was wrong with this request, for people.' }),
+      code: z.enum(codes as [ErrorCode, ...ErrorCode[]]).openapi({ description: 'Stable identifier to branch on.' }),
+    })
+    .catchall(z.unknown())
+    .openapi({ description: 'RFC 9457 problem details with a stable `code`; some codes add members (`option`, `limit`, ...).' }),
+)
+
+const headerObjects = (headers: Record<string, string>) =>
+  Object.fromEntries(Object.entries(headers).map(([name, description]) => [name, { description, schema: { type: 'string' as const } }]))
+
+/** One response per status that `allowed` codes can produce, listing those codes. */
+function problems(allowed: ErrorCode[]) {
+  const byStatus = new Map<number, ErrorCode[]>()
+  for (const code of allowed) byStatus.set(ERRORS[code].status, [...(byStatus.get(ERRORS[code].status) ?? []), code])
+  return Object.fromEntries(
+    [...byStatus].map(([status, list]) => [
+      String(status),
+      {
+        description: list.map((code) => `\`${code}\`: ${ERRORS[code].when}`).join('; '),
+        content: { 'application/problem+json': { schema: Problem } },
+      },
+    ]),
+  )
+}
+
+const ALWAYS: ErrorCode[] = ['method_not_allowed', 'internal_error']
+
+registry.registerPath({
+  method: 'get',
+  path: '/api/health',
+  summary: 'Liveness, version and codecs',
+  description: 'Status, version, the codecs loaded and the conversion queue depth. `deep=1` round-trips a 16x16 image through every codec.',
+  request: { query: z.object({ deep: z.enum(['1', 'true']).optional().openapi({ description: 'Round-trip every codec and report each one.' }) }) },
+  responses: {
+    200: { description: 'Healthy.', content: { 'application/json': { schema: z.object({ status: z.literal('ok'), version: z.string() }).catchall(z.unknown()) } } },
+    503: { description: 'A codec failed its round trip (`status: "degraded"`).', content: { 'application/json': { schema: z.object({ status: z.literal('degraded') }).catchall(z.unknown()) } } },
+    ...problems(ALWAYS),
+  },
+})
+
+registry.registerPath({
+  method: 'get',
+  path: '/api/formats',
+  summary: 'Formats, options, limits and quotas',
+  description: 'Generated from the codec registry and the configuration in force: every format with its MIME type, extensions, decode/encode support and encoder options (type, range, default); the service limits; the rate-limit quotas.',
+  responses: {
+    200: { description: 'The registry and limits.', content: { 'application/json': { schema: z.object({ formats: z.array(z.unknown()), limits: z.unknown(), rateLimits: z.unknown() }) } } },
+    ...problems(ALWAYS),
+  },
+})
+
+const binary = { schema: { type: 'string' as const, format: 'binary' } }
+const compressErrors = codes.filter((code) => !['not_found'].includes(code))
+
+registry.registerPath({
+  method: 'post',
+  path: '/api/compress',
+  summary: 'Compress or convert one image',
+  description:
+    'The image as the raw body or as multipart field `image`; options as query parameters or form fields of the same names. ' +
+    'The input format is sniffed from the bytes. Unknown or out-of-range options are 400. Counted against the client\'s rate limit before the body is read. ' +
+    'Send `Authorization: Bearer <key>` or `X-API-Key` to use an API key.',
+  request: {
+    query: CompressOptionsSchema,
+    body: {
+      required: true,
+      content: {
+        'image/*': binary,
+        'application/octet-stream': binary,
+        'multipart/form-data': {
+          schema: { type: 'object', required: ['image'], properties: { image: { type: 'string', format: 'binary' } }, additionalProperties: { type: 'string' } },
+        },
+      },
+    },
+  },
+  responses: {
+    200: {
+      description: 'The converted image, or with `Accept: application/json` / `response=json` the JSON answer.',
+      headers: headerObjects({ ...ANSWER_HEADERS, ...RATE_LIMIT_HEADERS, 'Content-Disposition': 'inline, with a file name carrying the output extension.' }),
+      content: {
+        ...Object.fromEntries(Object.values(CODECS).filter((codec) => codec.encode).map((codec) => [codec.mime, binary])),
+        'application/json': { schema: CompressJsonSchema },
+      },
+    },
+    ...problems(compressErrors),
+  },
+})
+
+let document: ReturnType<typeof openapi.getOpenAPI31Document> | undefined
+
+openapi.get('/', (c) => {
+  document ??= {
+    ...openapi.getOpenAPI31Document({
+      openapi: '3.1.0',
+      info: { title: 'imgedge', version: pkg.version, description: pkg.description },
+      servers: [{ url: '/' }],
+    }),
+    'x-error-codes': codes.map((code) => ({ code, ...ERRORS[code] })),
+    'x-rate-limit-headers': { ...RATE_LIMIT_HEADERS, 'Retry-After': 'On 429 only: seconds until one call is allowed again.' },
+  }
+  return c.json(document, 200, { 'Cache-Control': 'no-cache' })
+})
