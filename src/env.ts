@@ -44,6 +44,8 @@ const ConfigSchema = z.object({
   RATE_LIMIT_PLANS: plans.default({ free: 120, pro: 1200 }),
   /** Refuse calls without an API key (401). */
   REQUIRE_API_KEY: flag.default(false),
+  /** Origins whose pages may call the API from a browser: `*` (any), or a comma-separated list. */
+  CORS_ORIGINS: z.string().default('*').transform((text) => text.split(',').map((o) => o.trim()).filter(Boolean)),
   /** Serve without counting when the rate limiter cannot be reached, instead of answering 503. */
   RATE_LIMIT_FAIL_OPEN: flag.default(false),
 })
@@ -68,6 +70,8 @@ export interface Limits {
   maxOutputPixels: number
   memoryBudgetMiB: number
   queueTimeoutMs: number
+  /** Browser origins allowed to call the API; `['*']` allows any. */
+  corsOrigins: string[]
   quotas: Quotas
 }
 
@@ -90,6 +94,7 @@ export function limitsOf(env: Partial<Record<keyof Config, unknown>>): Limits {
       maxOutputPixels: config.MAX_OUTPUT_PIXELS,
       memoryBudgetMiB: config.MEMORY_BUDGET_MIB,
       queueTimeoutMs: config.QUEUE_TIMEOUT_MS,
+      corsOrigins: config.CORS_ORIGINS,
       quotas: {
         windowSeconds: 60,
         anonymousPerMinute: config.RATE_LIMIT_ANON_PER_MINUTE,

@@ -1,18 +1,20 @@
 import { Hono } from 'hono'
 import { secureHeaders } from 'hono/secure-headers'
 import { ApiError, problemOf, problemResponse } from './errors'
+import { apiCors } from './lib/cors'
 import { compress } from './routes/compress'
 import { formats } from './routes/formats'
 import { health } from './routes/health'
 import { openapi } from './routes/openapi'
 
 /**
- * imgedge: the Hono app. Middleware order: security headers, then routes; every error, ours or not,
- * leaves as application/problem+json.
+ * imgedge: the Hono app. Middleware order: security headers, CORS (answers preflights), then routes;
+ * every error, ours or not, leaves as application/problem+json.
  */
 export const app = new Hono<{ Bindings: Env }>()
 
 app.use('*', secureHeaders({ crossOriginResourcePolicy: 'cross-origin', crossOriginOpenerPolicy: false }))
+app.use('/api/*', apiCors())
 
 app.route('/api/health', health)
 app.route('/api/formats', formats)
