@@ -2,66 +2,26 @@
  * Against a real `wrangler dev` over HTTP, as users run it: the same command the README gives,
  * on a free loopback port.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { createServer } from 'node:net'
+import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readHeader } from '../../src/pipeline/sniff'
+import { startWranglerDev, type WranglerDev } from './wrangler-dev'
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/${name}`, import.meta.url))
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-    server.on('error', reject)
-  })
-}
-
 const QUOTA = 8
-let dev: ChildProcess
-let state: string
+let dev: WranglerDev
 let base: string
-let log = ''
 
 beforeAll(async () => {
-  const port = await freePort()
-  base = `http://127.0.0.1:${port}`
   // A small body limit so the over-limit test sends little data; a small quota so the rate-limit
-  // test reaches it in a few calls.
-  // Fresh local state, so counts from an earlier run cannot carry over.
-  const vars = ['--var', 'MAX_INPUT_BYTES:200000', '--var', `RATE_LIMIT_ANON_PER_MINUTE:${QUOTA}`]
-  state = mkdtempSync(join(tmpdir(), 'imgedge-http-'))
-  dev = spawn('npx', ['wrangler', 'dev', '--port', String(port), '--persist-to', state, ...vars], {
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  dev.stdout!.on('data', (chunk) => (log += chunk))
-  dev.stderr!.on('data', (chunk) => (log += chunk))
-  const deadline = Date.now() + 90_000
-  for (;;) {
-    try {
-      if ((await fetch(`${base}/api/health`)).ok) break
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`wrangler dev did not start:\n${log}`)
-    await new Promise((resolve) => setTimeout(resolve, 500))
-  }
+  // test reaches it in a few calls. Fresh local state, so counts from an earlier run cannot carry over.
+  dev = await startWranglerDev({ MAX_INPUT_BYTES: '200000', RATE_LIMIT_ANON_PER_MINUTE: String(QUOTA) })
+  base = dev.base
 }, 120_000)
 
 afterAll(async () => {
-  if (dev?.pid && dev.exitCode === null) {
-    const exited = new Promise((resolve) => dev.once('exit', resolve))
-    process.kill(-dev.pid, 'SIGTERM')
-    await exited
-  }
-  if (state) rmSync(state, { recursive: true, force: true })
+  await dev?.stop()
 })
 
 describe('wrangler dev over HTTP', () => {

@@ -77,8 +77,8 @@ describe('openapi.json', () => {
     const documented = Object.keys((await doc()).paths['/api/compress']!.post!.responses['200']!.headers!).map((h) => h.toLowerCase())
     const res = await compressTiny(freshIp(), { RATE_LIMIT_ANON_PER_MINUTE: '10' }, {}, '?format=webp')
     expect(res.status).toBe(200)
-    // everything but the generic security headers (secureHeaders) and the entity headers
-    const generic = /^(x-(content-type|frame|xss|dns-prefetch|download|permitted-cross-domain)-|content-(type|length)$|strict-transport|cross-origin|origin-agent|referrer-policy)/
+    // everything but the generic security (secureHeaders), CORS and entity headers
+    const generic = /^(x-(content-type|frame|xss|dns-prefetch|download|permitted-cross-domain)-|content-(type|length)$|strict-transport|cross-origin|origin-agent|referrer-policy|access-control-)/
     const sent = [...res.headers.keys()].filter((h) => !generic.test(h))
     expect(sent.length).toBeGreaterThan(10)
     for (const h of sent) expect(documented, h).toContain(h)

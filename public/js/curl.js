@@ -1,0 +1,19 @@
+// "Copy as curl": the request the tester just made, as a command that makes the same request.
+
+/** Quote for a POSIX shell: single quotes, with any ' written as '\''. */
+export const shellQuote = (text) => `'${String(text).replaceAll("'", `'\\''`)}'`
+
+/**
+ * @example
+ * curlCommand({ method: 'POST', url: 'http://127.0.0.1:8787/api/compress?format=webp',
+ *   headers: { 'Content-Type': 'image/jpeg' }, fileName: 'photo.jpg', output: 'photo.webp' })
+ */
+export function curlCommand({ method, url, headers = {}, fileName, output }) {
+  const parts = ['curl -sS -D -']
+  if (method !== 'GET' && !fileName) parts.push(`-X ${method}`)
+  for (const [name, value] of Object.entries(headers)) parts.push(`-H ${shellQuote(`${name}: ${value}`)}`)
+  if (fileName) parts.push(`--data-binary ${shellQuote(`@${fileName}`)}`)
+  if (output) parts.push(`-o ${shellQuote(output)}`)
+  parts.push(shellQuote(url))
+  return parts.join(' \\\n  ')
+}

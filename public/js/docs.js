@@ -1,0 +1,189 @@
+// The documentation area, rendered from the OpenAPI 3.1 document at /api/openapi.json: every endpoint,
+// its parameters, request body, answers and answer headers, the JSON answer's fields, and the error codes.
+import { fill, h, prose, table } from './dom.js'
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head']
+const TIMING = /^server-timing$/i
+const RATE = /^(ratelimit|ratelimit-policy|x-ratelimit-.*|retry-after)$/i
+
+export const operationId = (method, path) => `op-${method}-${path.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '')}`
+
+/** Resolve a local `$ref` (`#/components/schemas/Name`). */
+function resolve(doc, schema) {
+  if (!schema?.$ref?.startsWith('#/')) return schema
+  return schema.$ref
+    .slice(2)
+    .split('/')
+    .reduce((node, key) => node?.[key], doc)
+}
+
+/** Text with `code` spans; spans naming an error code link to its row in the error table. */
+function describe(text, codes) {
+  return prose(text).map((node) =>
+    typeof node !== 'string' && codes.has(node.textContent) ? h('a', { href: `#error-${node.textContent}` }, node) : node,
+  )
+}
+
+/** The values a schema allows, in a few words: an enum, a range, a type, a pattern. */
+function valuesOf(schema = {}) {
+  if (schema.enum) return h('span', { class: 'values' }, schema.enum.map((value) => h('code', {}, String(value))))
+  const types = [schema.type].flat().filter((type) => type && type !== 'null')
+  let text = types.join(' or ') || 'any'
+  if (schema.minimum !== undefined || schema.maximum !== undefined) text += ` ${schema.minimum ?? ''}–${schema.maximum ?? ''}`
+  if (schema.format) text += ` (${schema.format})`
+  return schema.pattern ? [text, ' matching ', h('code', {}, schema.pattern)] : text
+}
+
+function parametersTable(parameters, codes) {
+  return table(
+    ['name', 'in', 'values', 'default', 'meaning'],
+    parameters.map((p) => [
+      h('code', {}, p.name),
+      p.in,
+      valuesOf(p.schema),
+      p.schema?.default === undefined ? '' : h('code', {}, String(p.schema.default)),
+      describe(p.description ?? p.schema?.description ?? '', codes),
+    ]),
+  )
+}
+
+function headersTable(headers, codes) {
+  return table(
+    ['header', 'meaning'],
+    Object.entries(headers).map(([name, header]) => {
+      const kind = TIMING.test(name) ? 'timing' : RATE.test(name) ? 'rate' : ''
+      return {
+        cells: [h('code', {}, name), describe(header.description ?? '', codes)],
+        attrs: { class: kind && `${kind}-row` },
+      }
+    }),
+  )
+}
+
+/** The fields of an object schema, nested objects flattened to dotted names (`input.width`). */
+function fieldRows(doc, schema, prefix = '') {
+  const target = resolve(doc, schema)
+  return Object.entries(target?.properties ?? {}).flatMap(([name, raw]) => {
+    const property = resolve(doc, raw)
+    const path = `${prefix}${name}`
+    const row = [h('code', {}, path), valuesOf(property), prose(property.description ?? '')]
+    return property.properties ? [row, ...fieldRows(doc, property, `${path}.`)] : [row]
+  })
+}
+
+function requestBody(doc, body) {
+  const types = Object.keys(body.content ?? {})
+  const multipart = resolve(doc, body.content?.['multipart/form-data']?.schema)
+  return h(
+    'div',
+    {},
+    h('h4', {}, 'Request body', body.required ? ' (required)' : ''),
+    h('p', {}, 'Content types: ', types.map((type, i) => [i ? ', ' : '', h('code', {}, type)])),
+    multipart?.properties &&
+      h(
+        'p',
+        {},
+        'As multipart/form-data: ',
+        Object.keys(multipart.properties).map((name, i) => [i ? ', ' : '', 'field ', h('code', {}, name)]),
+        multipart.additionalProperties ? ', and the options as form fields of the same names.' : '.',
+      ),
+    body.description && h('p', {}, prose(body.description)),
+  )
+}
+
+function responses(doc, list, codes) {
+  const parts = [
+    h('h4', {}, 'Answers'),
+    table(
+      ['status', 'meaning', 'content types'],
+      Object.entries(list).map(([status, raw]) => {
+        const answer = resolve(doc, raw)
+        return [
+          h('code', {}, status),
+          describe(answer.description ?? '', codes),
+          Object.keys(answer.content ?? {}).map((type, i) => [i ? ', ' : '', h('code', {}, type)]),
+        ]
+      }),
+    ),
+  ]
+  for (const [status, raw] of Object.entries(list)) {
+    const answer = resolve(doc, raw)
+    if (answer.headers && Object.keys(answer.headers).length) {
+      parts.push(h('h4', {}, `Headers of a ${status} answer`), headersTable(answer.headers, codes))
+    }
+    // Only named schemas (a $ref) describe their fields; inline ones here are placeholders.
+    const json = answer.content?.['application/json']?.schema
+    const rows = status.startsWith('2') && json?.$ref ? fieldRows(doc, json) : []
+    if (rows.length) parts.push(h('h4', {}, `JSON body of a ${status} answer`), table(['field', 'type', 'meaning'], rows))
+  }
+  return parts
+}
+
+function operation(doc, path, method, op, codes) {
+  return h(
+    'article',
+    { class: 'op', id: operationId(method, path), 'aria-labelledby': `${operationId(method, path)}-title` },
+    h('h3', { id: `${operationId(method, path)}-title` }, h('span', { class: 'method' }, method.toUpperCase()), h('code', {}, path), op.summary ?? ''),
+    op.description && h('p', {}, describe(op.description, codes)),
+    Boolean(op.parameters?.length) && [h('h4', {}, 'Parameters'), parametersTable(op.parameters, codes)],
+    op.requestBody && requestBody(doc, resolve(doc, op.requestBody)),
+    op.responses && responses(doc, op.responses, codes),
+  )
+}
+
+/** The error table: one row per code, with the `id="error-<code>"` that problem `type` URIs point at. */
+function errorTable(doc) {
+  const problem = doc.components?.schemas?.Problem
+  const list = doc['x-error-codes'] ?? (problem?.properties?.code?.enum ?? []).map((code) => ({ code }))
+  return [
+    h('h3', { id: 'errors' }, 'Error codes'),
+    h(
+      'p',
+      {},
+      'Every error is ',
+      h('code', {}, 'application/problem+json'),
+      ' (RFC 9457) with a stable ',
+      h('code', {}, 'code'),
+      ' to branch on; its ',
+      h('code', {}, 'type'),
+      ' links to the row below.',
+    ),
+    problem && [h('h4', {}, 'Fields of a problem'), table(['field', 'type', 'meaning'], fieldRows(doc, problem))],
+    h('h4', {}, 'Codes'),
+    table(
+      ['code', 'status', 'title', 'when'],
+      list.map((entry) => ({
+        cells: [
+          h('a', { href: `#error-${entry.code}` }, h('code', {}, entry.code)),
+          entry.status === undefined ? '' : String(entry.status),
+          entry.title ?? '',
+          prose(entry.when ?? ''),
+        ],
+        attrs: { id: `error-${entry.code}` },
+      })),
+      { class: 'errors' },
+    ),
+  ]
+}
+
+/** Render the whole documentation area into `container`. */
+export function renderDocs(container, doc) {
+  const codes = new Set((doc['x-error-codes'] ?? []).map((entry) => entry.code))
+  const operations = Object.entries(doc.paths ?? {}).flatMap(([path, item]) =>
+    METHODS.filter((method) => item[method]).map((method) => ({ path, method, op: item[method] })),
+  )
+  fill(
+    container,
+    h('p', {}, `${doc.info?.title ?? 'API'} ${doc.info?.version ?? ''}, OpenAPI ${doc.openapi}. `, prose(doc.info?.description ?? '')),
+    h(
+      'ul',
+      {},
+      operations.map(({ path, method, op }) =>
+        h('li', {}, h('a', { href: `#${operationId(method, path)}` }, `${method.toUpperCase()} ${path}`), op.summary ? `: ${op.summary}` : ''),
+      ),
+      h('li', {}, h('a', { href: '#errors' }, 'Error codes')),
+    ),
+    operations.map(({ path, method, op }) => operation(doc, path, method, op, codes)),
+    errorTable(doc),
+  )
+}

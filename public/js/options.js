@@ -1,0 +1,142 @@
+// The tester's option controls for POST /api/compress, generated from GET /api/formats: which options
+// exist (`options`), the output formats and, per format, the ranges and defaults of quality, lossless and
+// effort. Value lists of the other options (fit, response) come from /api/openapi.json when it loaded.
+import { h } from './dom.js'
+
+const FALLBACK_ENUMS = { fit: ['inside', 'cover', 'contain', 'fill'], response: ['image', 'json'] }
+
+/** The query parameters of POST /api/compress in the OpenAPI document, by name. */
+function compressParameters(openapi) {
+  const list = openapi?.paths?.['/api/compress']?.post?.parameters ?? []
+  return Object.fromEntries(list.filter((p) => p.in === 'query').map((p) => [p.name, p]))
+}
+
+function field(name, label, control, hintText = '') {
+  const hint = h('p', { class: 'hint', id: `hint-${name}` }, hintText)
+  control.setAttribute('aria-describedby', hint.id)
+  return { wrap: h('div', { class: 'field' }, h('label', { for: control.id }, label), control, hint), control, hint }
+}
+
+function checkField(name, label, control, hintText = '') {
+  const hint = h('p', { class: 'hint', id: `hint-${name}` }, hintText)
+  control.setAttribute('aria-describedby', hint.id)
+  return { wrap: h('div', { class: 'field' }, h('label', { class: 'check' }, control, label), hint), control, hint }
+}
+
+const numberInput = (name, min, max) => h('input', { type: 'number', id: `opt-${name}`, name, min, max, step: 1, inputmode: 'numeric' })
+
+/**
+ * Build the controls into `container` and return { read(): URLSearchParams } for the request.
+ * Empty controls are not sent, so the server's defaults apply, and what is sent is exactly what was set.
+ */
+export function buildOptionControls(container, formats, openapi) {
+  const params = compressParameters(openapi)
+  const encoders = formats.formats.filter((f) => f.encode)
+  const byId = Object.fromEntries(formats.formats.map((f) => [f.id, f]))
+  const maxDimension = formats.limits?.maxDimension ?? 16384
+  const controls = {}
+
+  const makers = {
+    format() {
+      const select = h(
+        'select',
+        { id: 'opt-format', name: 'format' },
+        h('option', { value: '' }, "(the input's format)"),
+        encoders.map((f) => h('option', { value: f.id }, `${f.id}: ${f.label}`)),
+        h('option', { value: 'auto' }, 'auto: from the Accept header'),
+      )
+      return field('format', 'format', select, 'Output format.')
+    },
+    quality: () => field('quality', 'quality', numberInput('quality', 1, 100)),
+    lossless: () => checkField('lossless', 'lossless', h('input', { type: 'checkbox', id: 'opt-lossless', name: 'lossless' })),
+    effort: () => field('effort', 'effort', numberInput('effort', 0, 9)),
+    width: () => field('width', 'width', numberInput('width', 1, maxDimension), `1–${maxDimension} px`),
+    height: () => field('height', 'height', numberInput('height', 1, maxDimension), `1–${maxDimension} px`),
+    enlarge: () => checkField('enlarge', 'enlarge', h('input', { type: 'checkbox', id: 'opt-enlarge', name: 'enlarge' }), 'Allow output larger than the input.'),
+    background: () =>
+      field(
+        'background',
+        'background',
+        h('input', { type: 'text', id: 'opt-background', name: 'background', placeholder: '#ffffff', pattern: '#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})', spellcheck: 'false', autocomplete: 'off' }),
+        'Hex colour behind transparency (JPEG) and for contain padding.',
+      ),
+  }
+
+  /** Options with a list of values and nothing format-specific: a select with "(default)" first. */
+  const enumField = (name) => {
+    const schema = params[name]?.schema ?? {}
+    const values = schema.enum ?? FALLBACK_ENUMS[name]
+    if (!values) return field(name, name, h('input', { type: 'text', id: `opt-${name}`, name, autocomplete: 'off' }), params[name]?.description)
+    const fallbackDefault = name === 'fit' ? 'inside' : name === 'response' ? 'image' : undefined
+    const def = schema.default ?? fallbackDefault
+    const select = h(
+      'select',
+      { id: `opt-${name}`, name },
+      h('option', { value: '' }, def ? `(default: ${def})` : '(default)'),
+      values.map((value) => h('option', { value }, value)),
+    )
+    return field(name, name, select, params[name]?.description ?? '')
+  }
+
+  container.replaceChildren()
+  for (const name of formats.options) {
+    controls[name] = (makers[name] ?? (() => enumField(name)))()
+    container.append(controls[name].wrap)
+  }
+
+  // Per-format ranges, defaults and descriptions; options the chosen format cannot take are disabled,
+  // because the server answers 400 to them rather than ignoring them.
+  function update() {
+    const chosen = byId[controls.format?.control.value]
+    const spec = (option) => (chosen ? chosen.options?.[option] : encoders.find((f) => f.options?.[option])?.options[option])
+    const lossless = controls.lossless?.control
+    if (lossless) {
+      const usable = !chosen || Boolean(chosen.options?.lossless)
+      lossless.disabled = !usable
+      if (!usable) lossless.checked = false
+      controls.lossless.hint.textContent = usable ? spec('lossless')?.description ?? '' : `${chosen.id} has no lossless option.`
+    }
+    for (const option of ['quality', 'effort']) {
+      const entry = controls[option]
+      if (!entry) continue
+      const s = spec(option)
+      const blocked = option === 'quality' && lossless?.checked
+      entry.control.disabled = !s || blocked
+      if (entry.control.disabled) entry.control.value = ''
+      if (!s) {
+        entry.hint.textContent = `${chosen.id} has no ${option} option.`
+        continue
+      }
+      entry.control.min = s.min
+      entry.control.max = s.max
+      entry.control.placeholder = chosen ? String(s.default) : ''
+      const range = `${s.min}–${s.max}, default ${chosen ? s.default : 'per format'}`
+      entry.hint.textContent = blocked ? 'Not used with lossless.' : `${range}. ${chosen ? s.description : ''}`
+    }
+    if (controls.format) {
+      controls.format.hint.textContent = chosen
+        ? `${chosen.mime}; ${chosen.lossy ? 'lossy' : 'lossless'}${chosen.lossless && chosen.lossy ? ' or lossless' : ''}${chosen.alpha ? ', keeps transparency' : ', no transparency'}.`
+        : controls.format.control.value === 'auto'
+          ? 'AVIF or WebP when the Accept header lists it, else the input\'s family.'
+          : "Same as the input (GIF becomes PNG)."
+    }
+  }
+  controls.format?.control.addEventListener('change', update)
+  controls.lossless?.control.addEventListener('change', update)
+  update()
+
+  return {
+    read() {
+      const query = new URLSearchParams()
+      for (const [name, { control }] of Object.entries(controls)) {
+        if (control.disabled) continue
+        if (control.type === 'checkbox') {
+          if (control.checked) query.set(name, 'true')
+        } else if (control.value.trim() !== '') {
+          query.set(name, control.value.trim())
+        }
+      }
+      return query
+    },
+  }
+}

@@ -1,0 +1,135 @@
+// Shows one answer of the tester: status, headers (timing and rate-limit ones marked), the body, and for
+// an image the before/after comparison.
+import { $, fill, formatBytes, h } from './dom.js'
+
+const TIMING = /^server-timing$/
+const RATE = /^(ratelimit|ratelimit-policy|x-ratelimit-.*|retry-after)$/
+
+let urls = []
+const objectUrl = (blob) => {
+  const url = URL.createObjectURL(blob)
+  urls.push(url)
+  return url
+}
+
+/** Wait for an <img> to load and decode; resolves with its natural size (0x0 if it could not decode). */
+async function loadImage(img, src) {
+  img.src = src
+  try {
+    await img.decode()
+  } catch {
+    // Not decodable by this browser: the size stays 0x0 and the meta line says so.
+  }
+  return { width: img.naturalWidth, height: img.naturalHeight }
+}
+
+function base64ToBlob(base64, type) {
+  const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))
+  return new Blob([bytes], { type })
+}
+
+function fileNameOf(res) {
+  const match = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')
+  return match?.[1]
+}
+
+function headerRows(headers) {
+  const tbody = $('#headers-table tbody')
+  tbody.replaceChildren()
+  for (const [name, value] of headers) {
+    const kind = TIMING.test(name) ? 'timing' : RATE.test(name) ? 'rate' : ''
+    const tag = kind && h('span', { class: `tag tag-${kind}` }, kind === 'timing' ? 'timing' : 'rate limit')
+    tbody.append(h('tr', { class: kind && `${kind}-row`, role: 'row' }, h('td', { role: 'cell' }, h('code', {}, name), tag), h('td', { role: 'cell' }, value)))
+  }
+}
+
+function timingChips(res, ms) {
+  const box = $('#timing')
+  const steps = (res.headers.get('server-timing') ?? '')
+    .split(',')
+    .map((entry) => /^\s*([\w-]+)\s*;\s*dur=([\d.]+)/.exec(entry))
+    .filter(Boolean)
+  fill(
+    box,
+    h('strong', {}, 'Time:'),
+    h('span', {}, `round trip ${ms.toFixed(0)} ms`),
+    steps.map(([, name, dur]) => h('span', {}, `${name} ${Number(dur).toFixed(0)} ms`)),
+  )
+  box.hidden = false
+}
+
+function showJson(value) {
+  $('#body-json').textContent = JSON.stringify(value, null, 2)
+  $('#body-block').hidden = false
+}
+
+/** The saving line: smaller, the input returned as it was, or bigger (possible when converting up). */
+function savingText(inBytes, outBytes, res) {
+  if (res.headers.get('x-original-returned') === 'true') {
+    return { text: 'No saving: re-encoding would not have made it smaller, so the input came back unchanged.', worse: false }
+  }
+  const saved = inBytes - outBytes
+  const pct = inBytes ? Math.round((Math.abs(saved) / inBytes) * 100) : 0
+  return saved >= 0
+    ? { text: `Saved ${formatBytes(saved)} (${pct}% smaller)`, worse: false }
+    : { text: `${formatBytes(-saved)} larger (${pct}% more) than the input`, worse: true }
+}
+
+async function showCompare(file, blob, res, name) {
+  const [before, after] = await Promise.all([
+    loadImage($('#before-img'), objectUrl(file)),
+    loadImage($('#after-img'), objectUrl(blob)),
+  ])
+  const size = ({ width, height }) => (width ? `${width}×${height}` : 'not decodable by this browser')
+  $('#before-meta').textContent = `${res.headers.get('x-input-format') ?? file.type} · ${size(before)} · ${formatBytes(file.size)}`
+  $('#after-meta').textContent = `${res.headers.get('x-output-format') ?? blob.type} · ${size(after)} · ${formatBytes(blob.size)}`
+  const saving = savingText(file.size, blob.size, res)
+  $('#saving').textContent = saving.text
+  $('#saving').classList.toggle('worse', saving.worse)
+  const link = $('#download')
+  link.href = objectUrl(blob)
+  link.download = name ?? 'image'
+  $('#compare').hidden = false
+}
+
+/**
+ * Render an answer. Returns a one-line summary for the live region, and the output file name
+ * for the curl command (when the body was an image).
+ */
+export async function showAnswer({ res, ms, file }) {
+  for (const url of urls) URL.revokeObjectURL(url)
+  urls = []
+  for (const id of ['#compare', '#body-block', '#timing']) $(id).hidden = true
+
+  const type = (res.headers.get('content-type') ?? '').split(';')[0].trim()
+  const blob = await res.blob()
+  const status = $('#status-line')
+  status.replaceChildren(
+    h('span', { class: res.ok ? 'ok' : 'err' }, `${res.status} ${res.statusText || ''}`.trim()),
+    ` · ${ms.toFixed(0)} ms · ${type || 'no body'} · ${formatBytes(blob.size)}`,
+  )
+  headerRows(res.headers)
+  if (res.headers.has('server-timing')) timingChips(res, ms)
+
+  let output
+  if (type.startsWith('image/')) {
+    output = fileNameOf(res)
+    if (file) await showCompare(file, blob, res, output)
+  } else if (/json$/.test(type)) {
+    const value = JSON.parse(await blob.text())
+    if (typeof value.image === 'string' && file) {
+      // The JSON answer carries the image in base64: preview it, and show the rest of the body.
+      await showCompare(file, base64ToBlob(value.image, value.mime), res, value.filename)
+      value.image = `(${value.image.length} base64 characters, shown above)`
+    }
+    showJson(value)
+    if (value.code) {
+      status.append(' · ', h('a', { href: `#error-${value.code}` }, `what ${value.code} means`))
+    }
+  } else if (blob.size) {
+    $('#body-json').textContent = await blob.text()
+    $('#body-block').hidden = false
+  }
+  $('#result').hidden = false
+  return { summary: `${res.status} ${res.statusText || ''} in ${ms.toFixed(0)} ms`.replace('  ', ' '), output }
+}

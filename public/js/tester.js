@@ -1,0 +1,129 @@
+// The API tester: choose an endpoint, set options, send a real request, show the answer.
+import { curlCommand } from './curl.js'
+import { $, copyText, formatBytes, h } from './dom.js'
+import { buildOptionControls } from './options.js'
+import { showAnswer } from './result.js'
+import { samplePicture } from './sample.js'
+
+let file = null
+
+function setFile(next) {
+  file = next
+  const info = $('#file-info')
+  info.textContent = file ? `${file.name} · ${file.type || 'unknown type'} · ${formatBytes(file.size)}` : ''
+}
+
+function setupFileInput() {
+  const input = $('#file')
+  const drop = $('#drop')
+  input.addEventListener('change', () => setFile(input.files[0] ?? null))
+  drop.addEventListener('dragover', (event) => {
+    event.preventDefault()
+    drop.classList.add('over')
+  })
+  drop.addEventListener('dragleave', () => drop.classList.remove('over'))
+  drop.addEventListener('drop', (event) => {
+    event.preventDefault()
+    drop.classList.remove('over')
+    const dropped = event.dataTransfer?.files?.[0]
+    if (!dropped) return
+    input.files = event.dataTransfer.files
+    setFile(dropped)
+  })
+  $('#sample').addEventListener('click', async () => {
+    const picture = await samplePicture()
+    const transfer = new DataTransfer()
+    transfer.items.add(picture)
+    input.files = transfer.files
+    setFile(picture)
+  })
+}
+
+const endpoint = () => $('input[name="endpoint"]:checked').value
+
+function showFieldsFor(name) {
+  $('#compress-fields').hidden = name !== 'compress'
+  $('#health-fields').hidden = name !== 'health'
+}
+
+/** The request the form describes: method, URL, headers and body. */
+function describeRequest(options) {
+  const headers = {}
+  const key = $('#api-key').value.trim()
+  const name = endpoint()
+  if (name === 'health') {
+    const query = $('#opt-deep').checked ? '?deep=1' : ''
+    return { method: 'GET', url: `${location.origin}/api/health${query}`, headers }
+  }
+  if (name === 'formats') return { method: 'GET', url: `${location.origin}/api/formats`, headers }
+  const query = options?.read().toString()
+  const accept = $('#accept').value
+  if (accept) headers.Accept = accept
+  if (key) headers['X-API-Key'] = key
+  if (file) headers['Content-Type'] = file.type.startsWith('image/') ? file.type : 'application/octet-stream'
+  return {
+    method: 'POST',
+    url: `${location.origin}/api/compress${query ? `?${query}` : ''}`,
+    headers,
+    body: file ?? undefined,
+    fileName: file?.name,
+  }
+}
+
+/**
+ * Wire the tester. `formats` is GET /api/formats (or null when it failed to load), `openapi` the
+ * OpenAPI document (or null); `onAnswer(res, request)` is told about every answer (the rate-limit area).
+ */
+export function setupTester({ formats, openapi, onAnswer }) {
+  const options = formats ? buildOptionControls($('#option-controls'), formats, openapi) : null
+  if (!formats) {
+    $('#option-controls').replaceChildren(
+      h('p', { class: 'notice' }, 'The options could not be loaded from /api/formats; requests are sent without options.'),
+    )
+  }
+  setupFileInput()
+  for (const radio of document.querySelectorAll('input[name="endpoint"]')) {
+    radio.addEventListener('change', () => showFieldsFor(endpoint()))
+  }
+  showFieldsFor(endpoint())
+
+  const form = $('#tester-form')
+  const send = $('#send')
+  const line = $('#request-line')
+  let curl = ''
+  let busy = false
+
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault()
+    if (busy) return
+    busy = true
+    const request = describeRequest(options)
+    // aria-disabled rather than disabled: a disabled button drops the keyboard focus.
+    send.setAttribute('aria-disabled', 'true')
+    send.textContent = 'Sending…'
+    $('#result').setAttribute('aria-busy', 'true')
+    line.textContent = `${request.method} ${new URL(request.url).pathname}${new URL(request.url).search}`
+    const started = performance.now()
+    try {
+      const res = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body })
+      const ms = performance.now() - started
+      const { summary, output } = await showAnswer({ res, ms, file: request.method === 'POST' ? file : null })
+      line.textContent = `${line.textContent}: ${summary}`
+      curl = curlCommand({ ...request, output })
+      $('#curl').textContent = curl
+      $('#copy-status').textContent = ''
+      onAnswer?.(res, request)
+    } catch (error) {
+      line.textContent = `The request failed: ${error.message}`
+    } finally {
+      $('#result').setAttribute('aria-busy', 'false')
+      send.removeAttribute('aria-disabled')
+      send.textContent = 'Send request'
+      busy = false
+    }
+  })
+
+  $('#copy-curl').addEventListener('click', async () => {
+    $('#copy-status').textContent = await copyText(curl, $('#curl'))
+  })
+}

@@ -1,0 +1,249 @@
+// The reference page in a real browser: headless Chromium (Debian `chromium`) driven by playwright-core,
+// against a fresh `wrangler dev`. Run with `npm run test:e2e`; `npm test` does not include it.
+// Writes docs/reference-page.png, the screenshot in the README.
+import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { chromium } from 'playwright-core'
+import { startWranglerDev } from '../http/wrangler-dev.ts'
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const PHOTO = fileURLToPath(new URL('../fixtures/photo.jpg', import.meta.url))
+const SCREENSHOT = fileURLToPath(new URL('../../docs/reference-page.png', import.meta.url))
+
+let passed = 0
+let failed = 0
+async function check(name, fn) {
+  try {
+    await fn()
+    passed++
+    console.log(`ok   ${name}`)
+  } catch (error) {
+    failed++
+    console.log(`FAIL ${name}\n     ${String(error?.stack ?? error).split('\n').slice(0, 6).join('\n     ')}`)
+  }
+}
+function assert(condition, message) {
+  if (!condition) throw new Error(message)
+}
+function finish() {
+  console.log(`e2e: ${passed} passed, ${failed} failed`)
+  process.exit(failed ? 1 : 0)
+}
+
+if (!existsSync(CHROMIUM)) {
+  console.log(`FAIL no browser at ${CHROMIUM}: apt-get install -y chromium, or set CHROMIUM_PATH`)
+  failed++
+  finish()
+}
+
+/** A page that records console errors, uncaught exceptions and CSP violations. */
+async function openPage(context) {
+  const page = await context.newPage()
+  const errors = []
+  page.on('console', (message) => message.type() === 'error' && errors.push(`${message.text()} (${message.location().url})`))
+  page.on('pageerror', (error) => errors.push(`uncaught: ${error.message}`))
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (event) => {
+      console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`)
+    })
+  })
+  return { page, errors }
+}
+
+async function loadReady(page, base) {
+  const res = await page.goto(`${base}/`)
+  await page.waitForSelector('html[data-ready="true"]')
+  return res
+}
+
+/** Click send (or press a key on it) and wait until that answer is rendered. */
+async function send(page, action = () => page.click('#send')) {
+  await action()
+  await page.waitForSelector('#result[aria-busy="false"]', { state: 'attached' })
+}
+
+/** Use the tester: compress the fixture photo to WebP at 320 px wide and wait for the preview. */
+async function compressPhoto(page, extra = async () => {}) {
+  await page.check('input[name="endpoint"][value="compress"]')
+  await page.setInputFiles('#file', PHOTO)
+  await page.selectOption('#opt-format', 'webp')
+  await page.fill('#opt-width', '320')
+  await extra()
+  await send(page)
+  await page.waitForFunction(() => {
+    const img = document.querySelector('#after-img')
+    return !document.querySelector('#compare').hidden && img.complete && img.naturalWidth > 0
+  })
+}
+
+const noOverflow = (page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)
+
+let dev
+let browser
+try {
+  dev = await startWranglerDev()
+  browser = await chromium.launch({ executablePath: CHROMIUM })
+  // reducedMotion: no smooth scrolling, so the screenshot is taken where the page was scrolled to.
+  const desktop = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'light', reducedMotion: 'reduce' })
+  const { page, errors } = await openPage(desktop)
+
+  await check('loads / from wrangler dev with its CSP, and builds every area', async () => {
+    const res = await loadReady(page, dev.base)
+    assert(res.status() === 200, `status ${res.status()}`)
+    const csp = res.headers()['content-security-policy'] ?? ''
+    assert(csp.includes("default-src 'none'") && csp.includes("script-src 'self'"), `CSP: ${csp}`)
+    assert(await page.locator('#op-post-api-compress').count() === 1, 'no documentation for POST /api/compress')
+    assert(await page.locator('#error-invalid_option').count() === 1, 'no error row with id error-invalid_option')
+    const quota = await page.textContent('#quota-body')
+    assert(/60 per minute/.test(quota), `quotas: ${quota}`)
+    await page.waitForFunction(() => document.querySelector('#example-compress pre').textContent.includes('curl'))
+    assert(await page.locator('#opt-quality').count() === 1, 'no quality control generated from /api/formats')
+  })
+
+  await check('every form control has a label', async () => {
+    const unlabelled = await page.evaluate(() =>
+      [...document.querySelectorAll('input, select, textarea')]
+        .filter((el) => el.type !== 'hidden' && !el.labels?.length && !el.getAttribute('aria-label'))
+        .map((el) => el.id || el.name),
+    )
+    assert(unlabelled.length === 0, `unlabelled: ${unlabelled.join(', ')}`)
+  })
+
+  await check('the tester compresses a real photo to WebP: preview decoded at 320x200, saving shown', async () => {
+    await compressPhoto(page)
+    const size = await page.evaluate(() => {
+      const img = document.querySelector('#after-img')
+      return `${img.naturalWidth}x${img.naturalHeight}`
+    })
+    assert(size === '320x200', `after preview is ${size}`)
+    const before = await page.evaluate(() => document.querySelector('#before-img').naturalWidth)
+    assert(before === 480, `before preview is ${before} wide`)
+    const saving = await page.textContent('#saving')
+    assert(/^Saved [\d.]+ KiB \(\d+% smaller\)$/.test(saving), `saving: ${saving}`)
+    assert((await page.textContent('#status-line')).startsWith('200'), 'status is not 200')
+    assert(/webp · 320×200/.test(await page.textContent('#after-meta')), 'after meta')
+    assert(await page.locator('#headers-table tr.timing-row').count() === 1, 'Server-Timing not marked')
+    assert(await page.locator('#headers-table tr.rate-row').count() >= 5, 'rate-limit headers not marked')
+    const curl = await page.textContent('#curl')
+    assert(curl.includes("--data-binary '@photo.jpg'") && curl.includes('/api/compress?format=webp&width=320'), `curl: ${curl}`)
+    const remaining = await page.textContent('#remaining')
+    assert(/\d+ of 60/.test(remaining), `remaining: ${remaining}`)
+  })
+
+  // The README's picture: from the top of the page down to the before/after comparison.
+  await page.evaluate(() => window.scrollTo(0, 0))
+  const bottom = await page.evaluate(() => document.querySelector('#compare').getBoundingClientRect().bottom + 16)
+  await page.screenshot({ path: SCREENSHOT, fullPage: true, clip: { x: 0, y: 0, width: 1280, height: Math.ceil(bottom) } })
+
+  await check('the JSON answer (Accept: application/json) previews its base64 image', async () => {
+    await compressPhoto(page, () => page.selectOption('#accept', 'application/json'))
+    await page.waitForFunction(() => document.querySelector('#body-json').textContent.includes('"format": "webp"'))
+    const size = await page.evaluate(() => document.querySelector('#after-img').naturalWidth)
+    assert(size === 320, `after preview is ${size} wide`)
+    await page.selectOption('#accept', '')
+  })
+
+  await check('an invalid option shows the problem and links to its error code', async () => {
+    await page.selectOption('#opt-format', 'webp')
+    await page.fill('#opt-quality', '500')
+    await send(page)
+    assert(await page.locator('#status-line a[href="#error-invalid_option"]').count() === 1, 'no link to #error-invalid_option')
+    assert((await page.textContent('#status-line')).startsWith('400'), 'status is not 400')
+    await page.fill('#opt-quality', '')
+    // Chromium logs every 4xx fetch as a console error; this one was asked for.
+    const expected = errors.findIndex((text) => text.includes('status of 400') && text.includes('/api/compress'))
+    if (expected >= 0) errors.splice(expected, 1)
+  })
+
+  await check('the tester is reachable and usable from the keyboard, with a visible focus ring', async () => {
+    await page.evaluate(() => window.scrollTo(0, 0))
+    await page.focus('input[name="endpoint"]:checked')
+    const seen = new Set()
+    for (let i = 0; i < 40 && !seen.has('send'); i++) {
+      await page.keyboard.press('Tab')
+      seen.add(await page.evaluate(() => document.activeElement?.id))
+    }
+    for (const id of ['file', 'sample', 'opt-format', 'opt-quality', 'opt-width', 'opt-fit', 'accept', 'api-key', 'send']) {
+      assert(seen.has(id), `Tab never reached #${id} (reached: ${[...seen].join(', ')})`)
+    }
+    const outline = await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle)
+    assert(outline !== 'none', 'no focus outline on the send button')
+    await send(page, () => page.keyboard.press('Enter'))
+    assert((await page.textContent('#status-line')).startsWith('200'), 'Enter on the send button did not send')
+    assert(await page.evaluate(() => document.activeElement?.id === 'send'), 'the send button lost the focus while sending')
+  })
+
+  await check("a problem's type URI (/#error-<code>) opens on its row of the error table", async () => {
+    const linked = await desktop.newPage()
+    await linked.goto(`${dev.base}/#error-rate_limited`)
+    await linked.waitForSelector('html[data-ready="true"]')
+    const target = await linked.evaluate(() => {
+      const row = document.querySelector(':target')
+      const box = row?.getBoundingClientRect()
+      return row && { id: row.id, visible: box.top >= 0 && box.bottom <= window.innerHeight }
+    })
+    assert(target?.id === 'error-rate_limited' && target.visible, `target: ${JSON.stringify(target)}`)
+    await linked.close()
+  })
+
+  await check('without /api/openapi.json the page says so, and the tester still works', async () => {
+    const degraded = await desktop.newPage()
+    await degraded.route('**/api/openapi.json', (route) => route.fulfill({ status: 503, body: 'down' }))
+    await degraded.goto(`${dev.base}/`)
+    await degraded.waitForSelector('html[data-ready="true"]')
+    assert(/could not be loaded/.test(await degraded.textContent('#docs-body')), 'no message in the documentation area')
+    assert(!(await degraded.isHidden('#load-status')), 'no page-level notice')
+    assert(await degraded.locator('#opt-fit option').count() === 5, 'fit control not built from the fallback values')
+    await degraded.close()
+  })
+
+  await check('dark mode follows prefers-color-scheme', async () => {
+    await page.emulateMedia({ colorScheme: 'dark' })
+    const [bg, fg] = await page.evaluate(() => {
+      const style = getComputedStyle(document.body)
+      return [style.backgroundColor, style.color]
+    })
+    const light = (rgb) => rgb.match(/\d+/g).slice(0, 3).reduce((sum, n) => sum + Number(n), 0) / 3
+    assert(light(bg) < 60 && light(fg) > 180, `dark mode colours: background ${bg}, text ${fg}`)
+    await page.emulateMedia({ colorScheme: 'light' })
+  })
+
+  await check('no console errors or CSP violations on the page', async () => {
+    assert(errors.length === 0, errors.join('\n'))
+  })
+
+  await check('a 360 px phone: no horizontal overflow, before and after a compress', async () => {
+    const phone = await browser.newContext({ viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true })
+    const { page: small, errors: phoneErrors } = await openPage(phone)
+    await loadReady(small, dev.base)
+    assert(await noOverflow(small), 'page is wider than the screen')
+    await compressPhoto(small)
+    assert(await noOverflow(small), 'page is wider than the screen after a compress')
+    assert(phoneErrors.length === 0, phoneErrors.join('\n'))
+    await phone.close()
+  })
+
+  await check('the HTML form example posts multipart and gets a WebP back', async () => {
+    const { page: form, errors: formErrors } = await openPage(desktop)
+    await form.goto(`${dev.base}/examples/form.html`)
+    await form.setInputFiles('input[name="image"]', PHOTO)
+    await form.fill('input[name="width"]', '240')
+    const [answer] = await Promise.all([
+      form.waitForResponse((res) => res.url().includes('/api/compress')),
+      form.click('button[type="submit"]'),
+    ])
+    assert(answer.status() === 200, `status ${answer.status()}`)
+    assert(answer.headers()['content-type'] === 'image/webp', `type ${answer.headers()['content-type']}`)
+    assert(answer.headers()['x-output-width'] === '240', `width ${answer.headers()['x-output-width']}`)
+    // The browser's own request for /favicon.ico, made for the image document, is no error of the form's.
+    const unexpected = formErrors.filter((text) => !text.includes('/favicon.ico'))
+    assert(unexpected.length === 0, unexpected.join('\n'))
+  })
+} catch (error) {
+  failed++
+  console.log(`FAIL ${error.stack ?? error}`)
+} finally {
+  await browser?.close()
+  await dev?.stop()
+}
+finish()
