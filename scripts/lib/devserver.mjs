@@ -110,7 +110,7 @@ export function descendantsOf(root) {
  * (`--socket-addr=entry=IP:PORT`) and forwards to the runtime that actually runs the Worker. The
  * handle calls the second one `worker` and the first `proxy`.
  */
-export async function startDevServer({ root, cwd = root, port, inspectorPort, vars = {}, persistTo, readyTimeoutMs = 120_000 }) {
+export async function startDevServer({ root, cwd = root, port, inspectorPort, vars = {}, persistTo, readyTimeoutMs = 120_000, readyPath = '/api/health' }) {
   const node = path.join(root, 'node_modules', '.bin', 'node')
   const wrangler = path.join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js')
   const args = [
@@ -191,13 +191,14 @@ export async function startDevServer({ root, cwd = root, port, inspectorPort, va
     },
   }
 
-  // Ready: GET /api/health answers 200.
+  // Ready: GET readyPath answers 200 (default /api/health; a static asset such as /favicon.svg is
+  // answered without running the Worker, so its isolate has then served no request: a cold start).
   const deadline = Date.now() + readyTimeoutMs
   for (;;) {
     if (exited) throw Object.assign(new Error(`wrangler dev exited (${exited.code ?? exited.signal}) before it was ready`), { handle })
     if (Date.now() > deadline) throw Object.assign(new Error(`wrangler dev not ready after ${readyTimeoutMs} ms`), { handle })
     try {
-      const response = await fetch(`${handle.base}/api/health`, { signal: AbortSignal.timeout(5000) })
+      const response = await fetch(`${handle.base}${readyPath}`, { signal: AbortSignal.timeout(5000) })
       await response.arrayBuffer()
       if (response.ok) break
     } catch {
