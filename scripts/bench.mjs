@@ -797,11 +797,11 @@ function render(data) {
   out.push(table(['input', 'input bytes', 'worker effort 4 (oxipng level 2)', 'worker effort 9 (level 6)', 'sharp level 9, adaptive filtering', 'sharp level 9', "sharp's default (level 6)", "worker (effort 4) / sharp's best", 'worker (effort 9) / sharp\'s best', 'all outputs lossless'], data.lossless.map((l) => [
     `${l.label} ${l.width}×${l.height}`,
     kib(l.inputBytes),
-    l.worker[4] ? `${kib(l.worker[4].bytes)}, ${spread(l.worker[4].ms)} ms` : '–',
-    l.worker[9] ? `${kib(l.worker[9].bytes)}, ${spread(l.worker[9].ms)} ms` : '–',
-    `${kib(l.sharp.same.bytes)}, ${spread(l.sharp.same.ms)} ms`,
-    `${kib(l.sharp.level9.bytes)}, ${spread(l.sharp.level9.ms)} ms`,
-    `${kib(l.sharp.default.bytes)}, ${spread(l.sharp.default.ms)} ms`,
+    l.worker[4] ? `${kib(l.worker[4].bytes)}, ${spread(l.worker[4].ms, dur)}` : '–',
+    l.worker[9] ? `${kib(l.worker[9].bytes)}, ${spread(l.worker[9].ms, dur)}` : '–',
+    `${kib(l.sharp.same.bytes)}, ${spread(l.sharp.same.ms, dur)}`,
+    `${kib(l.sharp.level9.bytes)}, ${spread(l.sharp.level9.ms, dur)}`,
+    `${kib(l.sharp.default.bytes)}, ${spread(l.sharp.default.ms, dur)}`,
     l.worker[4] ? `**${ratio(l.worker[4].bytes / l.sharp.best.bytes)}** (best: ${bestName[l.sharp.best.variant]})` : '–',
     l.worker[9] ? ratio(l.worker[9].bytes / l.sharp.best.bytes) : '–',
     (() => {
@@ -919,7 +919,7 @@ function renderExplore(out, explore) {
     const [codec, flags] = k.split('|')
     const reps = explore.tiering.filter((r) => r.codec === codec && r.flags === flags)
     const at = (i) => median(reps.map((r) => r.times[i]))
-    return [codec, flags, ms(at(0)), ms(at(1)), ms(at(2)), ms(at(3)), `+${ms(at(0) - median([at(1), at(2), at(3)]))}`]
+    return [codec, flags, ms(at(0)), ms(at(1)), ms(at(2)), ms(at(3)), sign(at(0) - median([at(1), at(2), at(3)]))]
   })))
   out.push('')
 }
