@@ -701,6 +701,22 @@ const exifResults = [];
     notes.push('cmyk.jpg: source is 40 KB or more, not copied');
   }
 
+  // A 4200x4200 AVIF of one colour: a few hundred bytes that decode to 17.6 MP. The tests rewrite its
+  // ispe to a small size (test/helpers/hostile.ts avifWithIspe), so the header passes every limit while
+  // the AV1 frame inside is as big as ever: the decoder's memory cap must stop it.
+  {
+    const side = 4200;
+    const pixels = new Uint8ClampedArray(side * side * 4);
+    for (let i = 0; i < pixels.length; i += 4) pixels.set([200, 100, 50, 255], i);
+    write('solid-4200.avif', u8(await avifEnc.default(new ImageData(pixels, side, side), { quality: 10, speed: 10 })), {
+      what: '4200x4200 AVIF of one colour (17.6 MP in a few hundred bytes); the tests shrink its ispe to make a header that lies about the size',
+      source: 'made by this script',
+      how: '@jsquash/avif encode of a solid #C86432 image, quality 10, speed 10',
+      licence: LIC.none,
+      check: 'avif',
+    });
+  }
+
   write(
     'not-an-image.svg',
     '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 16 16"><rect width="16" height="16" fill="#c00"/></svg>\n',
@@ -719,6 +735,48 @@ const exifResults = [];
     licence: LIC.project,
     check: 'hostile',
   });
+}
+
+// ---------------------------------------------------------------------------
+// 12: the corpus conformance subset. Every row of test/conformance/expected.json marked
+// `"fixture": true` is copied byte for byte to test/fixtures/corpus/<its corpus path>, so that the
+// workerd test test/integration/conformance.test.ts checks those files on a clone without the
+// corpus (the HTTP test covers every row when the corpus is there). To add a file: set the flag
+// in expected.json and rerun this script.
+
+{
+  const table = JSON.parse(fs.readFileSync(path.join(ROOT, 'test', 'conformance', 'expected.json'), 'utf8'));
+  fs.rmSync(path.join(OUT, 'corpus'), { recursive: true, force: true });
+  const FOLDERS = [
+    ['pngsuite/', 'image-rs/image-png tests/pngsuite/', () => (useLicence('pngsuite/PngSuite.LICENSE'), LIC.pngsuite)],
+    ['bad/libpng-crashers/', 'pnggroup/libpng contrib/testpngs/crashers/', () => (useLicence('LICENSES/libpng.LICENSE.md'), 'PNG Reference Library License version 2 (pnggroup/libpng) — see LICENSES/libpng.LICENSE.md')],
+    ['bad/image-rs/', 'image-rs/image tests/bad/', () => (useLicence('LICENSES/image-rs-image.LICENSE-MIT'), useLicence('LICENSES/image-rs-image.LICENSE-APACHE'), LIC.imagers)],
+    ['bad/jsquash/', 'jamsinclair/jSquash test/fixtures/', () => (useLicence('LICENSES/jSquash.LICENSE'), 'Apache-2.0 (jamsinclair/jSquash repository licence, no per-file note) — see LICENSES/jSquash.LICENSE')],
+    ['bad/thumbor/', 'thumbor/thumbor tests/fixtures/images/', () => (useLicence('LICENSES/thumbor.LICENSE'), LIC.thumbor)],
+    ['bad/made-here/corrupt-header-1024.jpg', 'made for the corpus from `photos/Wood.jpg`', () => GPL_MATE('J.-F. Fortin Tam 2008')],
+    ['bad/made-here/truncated-10000.png', 'made for the corpus from `photos/Float-into-MATE.png`', () => GPL_MATE('F. Vogelweith 2013, J. Krieger 2014')],
+    ['bad/sharp/rotating-squares.webp', 'lovell/sharp test/fixtures/', () => 'CC0 (loading.io spinner, per lovell/sharp test/fixtures/index.js)'],
+    ['formats/test.webp', 'webmproject/libwebp examples/test.webp', () => (useLicence('LICENSES/libwebp.COPYING'), 'BSD-3-Clause (webmproject/libwebp) — see LICENSES/libwebp.COPYING')],
+    ['formats/lossy_alpha.webp', 'image-rs/image tests/images/webp/extended_images/', () => (useLicence('LICENSES/image-rs-image.LICENSE-MIT'), useLicence('LICENSES/image-rs-image.LICENSE-APACHE'), LIC.imagers)],
+    ['formats/', 'AOMediaCodec/libavif tests/data/', (file) => {
+      if (!file.endsWith('.avif') || /kodim|cosmos/.test(file)) throw new Error(`no licence line for ${file}: add one to make-fixtures.mjs`);
+      useLicence('LICENSES/libavif.LICENSE');
+      return 'BSD-2-Clause (AOMediaCodec/libavif) — see LICENSES/libavif.LICENSE';
+    }],
+  ];
+  for (const row of table.files.filter((r) => r.fixture)) {
+    const folder = FOLDERS.find(([prefix]) => row.file.startsWith(prefix));
+    if (!folder) throw new Error(`no source and licence known for ${row.file}: add it to make-fixtures.mjs`);
+    const [, upstream, licence] = folder;
+    fs.mkdirSync(path.join(OUT, 'corpus', path.dirname(row.file)), { recursive: true });
+    const outcome = row.status === 200 ? `200, ${row.format} ${row.width}x${row.height}` : `${row.status} ${row.code}${row.detected ? ` (${row.detected})` : ''}`;
+    copy(`corpus/${row.file}`, row.file, {
+      what: `conformance subset; expect ${outcome}`,
+      source: `\`${row.file}\` (${upstream})`,
+      licence: licence(row.file),
+      check: 'conformance',
+    });
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -832,6 +890,9 @@ for (const f of fixtures) {
       case 'hostile':
         result = 'not decoded (hostile/non-image)';
         break;
+      case 'conformance':
+        result = 'checked by the API tests against test/conformance/expected.json';
+        break;
       default:
         throw new Error(`no check for ${f.name}`);
     }
@@ -914,6 +975,10 @@ ${exifRows}
   unused alpha channel, so the file is 8-bit RGB. The decoded pixels are checked to be identical to the RGBA encode.
 - \`anim.gif\` is CC-BY-SA-4.0 (attribution: Petrus3743, Wikimedia Commons). The Creative Commons licence text is not in
   the corpus and is referenced by URL (https://creativecommons.org/licenses/by-sa/4.0/legalcode), as the licence allows.
+- \`corpus/\`: byte-for-byte copies of the corpus files whose row in \`test/conformance/expected.json\` has
+  \`"fixture": true\`, under their corpus paths; \`test/integration/conformance.test.ts\` sends each one and checks
+  the outcome in that table (status, code, output format and size). The HTTP test sends every corpus file when
+  \`../shared/corpus\` is present.
 - GPL-2+ files: the original, unmodified images are in the Debian package \`mate-backgrounds\` 1.26.0-1 (source
   https://git.mate-desktop.org/mate-backgrounds/); this script is the recipe for the derived versions.
 ${notes.map((n) => `- ${n}`).join('\n')}

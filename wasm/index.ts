@@ -32,29 +32,57 @@ import type { WebPModule as WebpDecoder } from '@jsquash/webp/codec/dec/webp_dec
 import type { WebPModule as WebpEncoder } from '@jsquash/webp/codec/enc/webp_enc'
 import type { AVIFModule as AvifDecoder } from '@jsquash/avif/codec/dec/avif_dec'
 import type { AVIFModule as AvifEncoder } from '@jsquash/avif/codec/enc/avif_enc'
-import { init as initPng } from '@jsquash/png/decode.js'
-import { decode as pngDecode, encode as pngEncode } from '@jsquash/png/codec/pkg/squoosh_png.js'
 import './imagedata'
 
 type Factory<T> = (options: Record<string, unknown>) => Promise<T>
 
-/** A fresh Emscripten instance over an already-compiled module. */
-function emscripten<T>(factory: unknown, module: WebAssembly.Module): Promise<T> {
+/**
+ * A ceiling on one codec instance's linear memory. `reached` records that the codec asked for more,
+ * so a failure can be reported as what it is.
+ */
+export class MemoryCap {
+  reached = false
+  constructor(readonly maxBytes: number) {}
+}
+
+/**
+ * A fresh Emscripten instance over an already-compiled module. With a `cap`, its linear memory may
+ * not grow past `cap.maxBytes`: the glue's growMemory catches the refusal, malloc returns NULL and
+ * the codec fails cleanly (or aborts, a RuntimeError, which the caller also catches). Decoders get a
+ * cap from the header's size (decoderMemoryCap in src/codecs/types.ts), so a bitstream much larger
+ * than the header it came with (an AVIF whose AV1 frame is bigger than its ispe, an animated WebP
+ * frame bigger than its canvas) cannot take the isolate's memory.
+ */
+function emscripten<T>(factory: unknown, module: WebAssembly.Module, cap?: MemoryCap): Promise<T> {
   return (factory as Factory<T>)({
     noInitialRun: true,
     instantiateWasm(imports: WebAssembly.Imports, done: (instance: WebAssembly.Instance) => void) {
       const instance = new WebAssembly.Instance(module, imports)
+      if (cap) capMemory(instance, cap)
       done(instance)
       return instance.exports
     },
   })
 }
 
+function capMemory(instance: WebAssembly.Instance, cap: MemoryCap): void {
+  const memory = Object.values(instance.exports).find((value) => value instanceof WebAssembly.Memory) as WebAssembly.Memory | undefined
+  if (!memory) throw new Error('the codec exports no memory to cap')
+  const grow = memory.grow.bind(memory)
+  memory.grow = (delta: number) => {
+    if (memory.buffer.byteLength + delta * 65536 > cap.maxBytes) {
+      cap.reached = true
+      throw new RangeError(`codec memory cap of ${cap.maxBytes} bytes reached`)
+    }
+    return grow(delta)
+  }
+}
+
 export const jpegDecoder = () => emscripten<JpegDecoder>(jpegDecFactory, jpegDecModule)
 export const jpegEncoder = () => emscripten<JpegEncoder>(jpegEncFactory, jpegEncModule)
-export const webpDecoder = () => emscripten<WebpDecoder>(webpDecFactory, webpDecModule)
+export const webpDecoder = (cap?: MemoryCap) => emscripten<WebpDecoder>(webpDecFactory, webpDecModule, cap)
 export const webpEncoder = () => emscripten<WebpEncoder>(webpEncFactory, webpEncModule)
-export const avifDecoder = () => emscripten<AvifDecoder>(avifDecFactory, avifDecModule)
+export const avifDecoder = (cap?: MemoryCap) => emscripten<AvifDecoder>(avifDecFactory, avifDecModule, cap)
 export const avifEncoder = () => emscripten<AvifEncoder>(avifEncFactory, avifEncModule)
 
 /**
@@ -134,10 +162,47 @@ export function oxipngRgba(
   )
 }
 
-let pngReady: Promise<unknown> | undefined
-/** The PNG codec (decode and plain encode) through its own glue, initialised once from our module. */
-export async function pngCodec(): Promise<{ decode: typeof pngDecode; encode: typeof pngEncode }> {
-  pngReady ??= initPng(pngModule)
-  await pngReady
-  return { decode: pngDecode, encode: pngEncode }
+/**
+ * Decode a PNG to RGBA on a fresh instance of squoosh's PNG module. Its generated glue keeps one
+ * instance for the life of the isolate, and every decode that fails (through wasm-bindgen's
+ * `unwrap_throw`) leaves that instance's shadow stack pointer where the error left it: after about
+ * 745 corrupt PNGs every PNG decode in the isolate trapped ("memory access out of bounds"), valid
+ * files included. A fresh instance per decode, as for every other codec, cannot inherit that.
+ * The imports are the glue's, matched by name prefix (wasm-bindgen appends a hash to each name).
+ */
+export function pngDecode(bytes: Uint8Array): ImageData {
+  // wasm-bindgen's object heap: 128 reserved slots, then undefined, null, true, false.
+  const heap: unknown[] = [...new Array<unknown>(128).fill(undefined), undefined, null, true, false]
+  const add = (value: unknown) => heap.push(value) - 1
+  let exports!: BindgenExports & { decode(ptr: number, len: number): number }
+  const text = (ptr: number, len: number) => new TextDecoder().decode(new Uint8Array(exports.memory.buffer, ptr >>> 0, len))
+  const handlers: Array<[string, (...args: number[]) => unknown]> = [
+    ['__wbindgen_throw', (ptr, len) => {
+      throw new Error(text(ptr!, len!))
+    }],
+    ['__wbindgen_memory', () => add(exports.memory)],
+    ['__wbindgen_object_drop_ref', (index) => {
+      heap[index!] = undefined
+    }],
+    ['__wbg_buffer_', (index) => add((heap[index!] as { buffer: ArrayBuffer }).buffer)],
+    ['__wbg_newwithbyteoffsetandlength_', (buffer, offset, length) => add(new Uint16Array(heap[buffer!] as ArrayBuffer, offset! >>> 0, length! >>> 0))],
+    ['__wbg_newwithownedu8clampedarrayandsh_', (ptr, len, width, height) => {
+      const data = new Uint8ClampedArray(exports.memory.buffer, ptr! >>> 0, len!).slice()
+      exports.__wbindgen_free(ptr!, len!, 1)
+      return add(new ImageData(data, width! >>> 0, height! >>> 0))
+    }],
+  ]
+  const wbg: Record<string, (...args: number[]) => unknown> = {}
+  for (const { name } of WebAssembly.Module.imports(pngModule)) {
+    const handler = handlers.find(([prefix]) => name.startsWith(prefix))?.[1]
+    wbg[name] = handler ?? (() => {
+      throw new Error(`the PNG module called ${name}, which decoding does not use`)
+    })
+  }
+  exports = new WebAssembly.Instance(pngModule, { wbg }).exports as unknown as typeof exports
+  const ptr = exports.__wbindgen_malloc(bytes.length, 1) >>> 0
+  new Uint8Array(exports.memory.buffer, ptr, bytes.length).set(bytes)
+  const image = heap[exports.decode(ptr, bytes.length)]
+  if (!(image instanceof ImageData)) throw new Error('the PNG decoder returned no image')
+  return image
 }

@@ -1,6 +1,6 @@
 import { defaultOptions } from '@jsquash/avif/meta.js'
 import { avifDecoder, avifEncoder } from '../../wasm'
-import { type Codec, decodedOrThrow, effortOption, losslessOption, qualityOption } from './types'
+import { type Codec, capped, decodedOrThrow, decoderMemoryCap, effortOption, losslessOption, qualityOption } from './types'
 
 /**
  * The highest effort allowed for an image of a given size, so one AVIF encode stays well inside the
@@ -30,9 +30,10 @@ export const avif: Codec = {
     const cap = AVIF_EFFORT_CAPS.find((c) => pixels <= c.maxPixels)!.maxEffort
     return Math.min(requested, cap)
   },
-  async decode(bytes) {
-    const decoder = await avifDecoder()
-    return decodedOrThrow(decoder.decode(bytes, 8), 'AVIF')
+  async decode(bytes, header) {
+    const cap = decoderMemoryCap()
+    const decoder = await avifDecoder(cap)
+    return capped(cap, header, () => decodedOrThrow(decoder.decode(bytes, 8), 'AVIF'))
   },
   async encode(image, { quality, lossless, effort }) {
     const encoder = await avifEncoder()

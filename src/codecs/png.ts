@@ -1,4 +1,4 @@
-import { oxipngRgba, pngCodec } from '../../wasm'
+import { oxipngRgba, pngDecode } from '../../wasm'
 import { type Codec, decodedOrThrow, effortOption } from './types'
 
 /** oxipng level for each effort step 0-9 (its own scale is 0-6; level 2 is its default). */
@@ -19,8 +19,7 @@ export const png: Codec = {
     effort: effortOption(4, 'oxipng optimisation level 0-6 (effort 4 = level 2); capped at level 1 above 4 MP.'),
   },
   async decode(bytes) {
-    const codec = await pngCodec()
-    return decodedOrThrow(codec.decode(bytes), 'PNG')
+    return decodedOrThrow(pngDecode(bytes), 'PNG')
   },
   async encode(image, { effort }) {
     const pixels = image.width * image.height

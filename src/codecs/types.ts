@@ -1,3 +1,6 @@
+import { env } from 'cloudflare:workers'
+import { MemoryCap } from '../../wasm'
+import { limitsOf } from '../env'
 import type { ImageHeader, InputFormat } from '../pipeline/sniff'
 
 export type OutputFormat = 'jpeg' | 'png' | 'webp' | 'avif'
@@ -75,3 +78,26 @@ export function decodedOrThrow<T>(result: T | null | undefined, format: string):
 }
 
 export class DecodeFailure extends Error {}
+
+/**
+ * The memory cap of one decoder instance: MEMORY_BUDGET_MIB, the most one whole conversion may use.
+ * The limits before decoding trust the header's size; a bitstream much bigger than its header (an
+ * AVIF whose AV1 frame is 4200x4200 behind an ispe of 16x16: +234 MiB, an animated WebP frame bigger
+ * than its canvas: +149 MiB) or a file that needs far more than the memory model says (a 4 MP
+ * 12-bit AVIF with alpha: +251 MiB) runs into it and fails, instead of taking the isolate's 128 MB.
+ * Read from the Worker's [vars] (per-request overrides in tests do not reach it).
+ */
+export function decoderMemoryCap(): MemoryCap {
+  return new MemoryCap(limitsOf(env).memoryBudgetMiB * 1024 * 1024)
+}
+
+/** Run a capped decode; if it fails after running into the cap, say so instead of "could not be decoded". */
+export function capped<T>(cap: MemoryCap, header: ImageHeader, decode: () => T): T {
+  try {
+    return decode()
+  } catch (error) {
+    if (!cap.reached) throw error
+    const mib = Math.round(cap.maxBytes / 1024 / 1024)
+    throw new DecodeFailure(`decoding this ${header.width}x${header.height} image needs more than the memory budget of ${mib} MiB (MEMORY_BUDGET_MIB)`)
+  }
+}

@@ -1,7 +1,7 @@
 import { defaultOptions } from '@jsquash/webp/meta.js'
 import { webpDecoder, webpEncoder } from '../../wasm'
 import { firstFrame, onCanvas } from './webp-frame'
-import { type Codec, decodedOrThrow, effortOption, losslessOption, qualityOption } from './types'
+import { type Codec, capped, decodedOrThrow, decoderMemoryCap, effortOption, losslessOption, qualityOption } from './types'
 
 /**
  * libwebp's low_memory mode from here up: docs/memory.md measured about 17 MiB less peak at 12 MP
@@ -23,10 +23,11 @@ export const webp: Codec = {
     effort: effortOption(4, 'libwebp method = min(effort, 6); lossless also sets its compression level to effort x 11.'),
   },
   async decode(bytes, header) {
-    const decoder = await webpDecoder()
+    const cap = decoderMemoryCap()
+    const decoder = await webpDecoder(cap)
     const frame = header.frames > 1 ? firstFrame(bytes) : undefined
-    if (!frame) return decodedOrThrow(decoder.decode(bytes), 'WebP')
-    return onCanvas(decodedOrThrow(decoder.decode(frame.still), 'WebP'), frame)
+    if (!frame) return capped(cap, header, () => decodedOrThrow(decoder.decode(bytes), 'WebP'))
+    return onCanvas(capped(cap, header, () => decodedOrThrow(decoder.decode(frame.still), 'WebP')), frame)
   },
   async encode(image, { quality, lossless, effort }) {
     const encoder = await webpEncoder()

@@ -55,6 +55,13 @@ export function estimateMiB(plan: ConversionPlan): number {
 const mp = (pixels: number) => `${(pixels / 1e6).toFixed(1)} MP`
 
 /**
+ * The largest width or height each encoder can write: WebP stores each dimension in 14 bits, libjpeg
+ * refuses more than 65500. Without this check a 16384x1 WebP or a 65501x8 JPEG output failed inside
+ * the encoder, as a 500.
+ */
+export const MAX_OUTPUT_DIMENSION: Readonly<Partial<Record<OutputFormat, number>>> = { webp: 16383, jpeg: 65500 }
+
+/**
  * Step 3: refuse, from header data alone, an input whose dimensions are over the configured limit.
  * Runs before any pixel is decoded.
  *
@@ -88,6 +95,14 @@ export function checkPlan(plan: ConversionPlan, limits: Limits): number {
       'image_too_large',
       `The output would be ${width}x${height} (${mp(pixels)}); the limit is ${mp(limits.maxOutputPixels)}.`,
       { limit: limits.maxOutputPixels, width, height },
+    )
+  }
+  const maxDimension = MAX_OUTPUT_DIMENSION[format]
+  if (maxDimension !== undefined && (width > maxDimension || height > maxDimension)) {
+    throw new ApiError(
+      'image_too_large',
+      `The output would be ${width}x${height}; ${format} output can be at most ${maxDimension} pixels wide and high. A smaller width/height or another format fits.`,
+      { maxDimension, width, height },
     )
   }
   const estimate = estimateMiB(plan)

@@ -20,13 +20,25 @@ export interface ParsedRequest {
  */
 export async function readBody(request: Request, maxBytes: number): Promise<Uint8Array> {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN)
-  if (declared > maxBytes) throw tooLarge(maxBytes)
+  if (declared > maxBytes) {
+    // Say at once that the body will not be read: wrangler dev otherwise drains it (all of it,
+    // or forever if the client waits for an answer before sending) before the 413 goes out.
+    await request.body?.cancel().catch(() => {})
+    throw tooLarge(maxBytes)
+  }
   if (!request.body) return new Uint8Array(0)
   const reader = request.body.getReader()
   let buffer = new Uint8Array(Number.isFinite(declared) && declared > 0 ? declared : 64 * 1024)
   let size = 0
   for (;;) {
-    const { done, value } = await reader.read()
+    let chunk: ReadableStreamReadResult<Uint8Array>
+    try {
+      chunk = await reader.read()
+    } catch {
+      // The client went away mid-upload (workerd: "Network connection lost"): its fault, not ours.
+      throw new ApiError('invalid_request', 'The request body could not be read to its end: the connection was lost during the upload.')
+    }
+    const { done, value } = chunk
     if (done) break
     if (size + value.length > maxBytes) {
       await reader.cancel().catch(() => {})
