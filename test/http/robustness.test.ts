@@ -164,43 +164,44 @@ describe('bodies over the limit over a real socket', () => {
     await convertsValid()
   })
 
-  it('answers 413 to an endless chunked upload while it is still sending, having taken little more than the limit', async () => {
-    // The worker answers as soon as the body passes the limit and stops reading. wrangler dev's
-    // entry proxy then closes the socket without draining what the client is still sending, so the
-    // kernel may reset the connection before the client has read the 413 (TCP discards it on RST).
-    // Such a reset, after the limit, is counted as the early refusal it is; anything else fails.
+  it('answers 413 to a chunked upload that passes the limit and never ends, without waiting for its end', async () => {
+    // The client sends a little more than the limit, then keeps the request open without ending the
+    // body: the worker must answer from what it has counted. (A client that keeps flooding may see a
+    // reset instead of the 413: wrangler dev's entry proxy closes without draining; see docs/robustness.md.)
     const url = new URL(`${dev.base}/api/compress`)
-    const outcomes: string[] = []
     for (let attempt = 0; attempt < 3; attempt++) {
       let sent = 0
       const outcome = await new Promise<string>((resolve) => {
         const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'Content-Type': 'image/png', 'Transfer-Encoding': 'chunked' } })
         const chunk = new Uint8Array(64 * 1024)
         let answered = false
+        const timer = setTimeout(() => {
+          resolve(`no answer after ${sent} bytes`)
+          req.destroy()
+        }, 30_000)
         req.on('response', (res) => {
           answered = true
+          clearTimeout(timer)
           res.resume()
           resolve(`${res.statusCode} ${res.headers['content-type']}`)
           req.destroy()
         })
         req.on('error', (error: NodeJS.ErrnoException) => {
-          if (!answered) resolve(error.code === 'ECONNRESET' && sent > LIMIT ? 'reset after the limit' : `error ${error.code} after ${sent} bytes`)
+          clearTimeout(timer)
+          if (!answered) resolve(`error ${error.code} after ${sent} bytes`)
         })
         const pump = () => {
-          while (!answered && sent < 4 * LIMIT) {
+          while (!answered && sent <= LIMIT + 256 * 1024) {
             sent += chunk.length
             if (!req.write(chunk)) return void req.once('drain', pump)
           }
         }
         pump()
       })
-      expect(sent).toBeLessThan(2 * LIMIT)
-      outcomes.push(outcome)
+      expect(outcome).toBe('413 application/problem+json')
       await convertsValid()
     }
-    for (const outcome of outcomes) expect(['413 application/problem+json', 'reset after the limit']).toContain(outcome)
-    expect(outcomes).toContain('413 application/problem+json')
-  }, 90_000)
+  }, 120_000)
 })
 
 describe('a short seeded fuzz run', () => {
