@@ -36,7 +36,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
-import { freePort, killStarted, memoryOf, resetPeak, startDevServer, workerdVersion } from './lib/devserver.mjs'
+import { freePort, killStarted, memoryOf, parseServerTiming, resetPeak, startDevServer, workerdVersion } from './lib/devserver.mjs'
 import { SIZES, createInputs } from './lib/bench-inputs.mjs'
 import { SETTINGS_MAPPING, encodeWith, loadSharp, sharpConvert, sharpSteps } from './lib/bench-sharp.mjs'
 import { createScorer, matchQuality } from './lib/bench-quality.mjs'
@@ -185,15 +185,6 @@ async function stopServer(server) {
   await server.stop()
   fs.rmSync(server.persistTo, { recursive: true, force: true })
   tempDirs.delete(server.persistTo)
-}
-
-function parseServerTiming(header) {
-  const out = {}
-  for (const part of (header ?? '').split(',')) {
-    const m = /^\s*([\w-]+)\s*;.*?dur=([\d.]+)/.exec(part)
-    if (m) out[m[1]] = Number(m[2])
-  }
-  return out
 }
 
 /** One POST /api/compress, timed from the request's start to the answer's last byte; optionally its peak RSS growth. */

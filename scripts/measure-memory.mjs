@@ -36,7 +36,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { freePort, killStarted, memoryOf, resetPeak, startDevServer, workerdVersion } from './lib/devserver.mjs'
+import { freePort, killStarted, memoryOf, parseServerTiming, resetPeak, startDevServer, workerdVersion } from './lib/devserver.mjs'
 import { findSource, makeInput } from './lib/inputs.mjs'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -170,16 +170,6 @@ function selectCases(args) {
 
 // ---------------------------------------------------------------------------------------------------
 // One measurement
-
-/** Server-Timing "decode;dur=261.0, transform;dur=0.0, encode;dur=2364.0" -> { decode: 261, ... } */
-function parseServerTiming(header) {
-  const out = {}
-  for (const part of (header ?? '').split(',')) {
-    const m = /^\s*([\w-]+)\s*;.*?dur=([\d.]+)/.exec(part)
-    if (m) out[m[1]] = Number(m[2])
-  }
-  return out
-}
 
 function estimateOf(response, problem) {
   const m = /^\s*([\d.]+)\s*MiB\s*$/i.exec(response?.headers.get('x-memory-estimate') ?? '')

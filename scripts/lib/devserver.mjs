@@ -228,6 +228,16 @@ function isZombie(pid) {
 }
 
 /** `<binary> --version` of the workerd that a dev server actually runs. */
+/** Server-Timing "decode;dur=261.0, transform;dur=0.0, encode;dur=2364.0" -> { decode: 261, ... } */
+export function parseServerTiming(header) {
+  const out = {}
+  for (const part of (header ?? '').split(',')) {
+    const m = /^\s*([\w-]+)\s*;.*?dur=([\d.]+)/.exec(part)
+    if (m) out[m[1]] = Number(m[2])
+  }
+  return out
+}
+
 export function workerdVersion(binary) {
   try {
     return execFileSync(binary, ['--version'], { encoding: 'utf8' }).trim()

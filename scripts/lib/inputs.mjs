@@ -13,6 +13,7 @@ import path from 'node:path'
 import { createRequire } from 'node:module'
 // Node has no ImageData: the worker's polyfill (plain TypeScript, run by Node 24's type stripping).
 import '../../wasm/imagedata.ts'
+import { prng } from '../../test/helpers/hostile.ts'
 
 /** Bump when the way inputs are made changes, so stale cache entries are not reused. */
 const RECIPE = 3
@@ -51,18 +52,6 @@ async function loadCodecs(root) {
     resize: (image, width, height) => resizeMod.default(image, { width, height, method: 'lanczos3', fitMethod: 'stretch' }),
   }
   return codecs
-}
-
-/** Deterministic PRNG (mulberry32). */
-function prng(seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 /** Add sensor-like grain in place: mostly luma, a little chroma, roughly Gaussian with sigma ~ `sigma`. */

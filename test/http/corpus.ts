@@ -4,46 +4,16 @@
  *
  * Used by test/http/robustness.test.ts (every file against a live wrangler dev) and by
  * scripts/conformance.mjs (which prints the observed table, to review changes to expected.json), so
- * only erasable TypeScript and no local imports: Node runs this file directly.
+ * only erasable TypeScript and no local imports but type-only ones: Node runs this file directly.
  */
 import fs from 'node:fs'
 import path from 'node:path'
+import type { Expected, ExpectedTable } from '../conformance/table'
 
-/** One row of test/conformance/expected.json. */
-export interface Expected {
-  /** Path relative to the corpus root, e.g. "pngsuite/xc1n0g08.png". */
-  file: string
-  status: number
-  /** The problem `code` for a 4xx. */
-  code?: string
-  /** `detected` of a 415 unsupported_format, when the API names the format. */
-  detected?: string
-  /** Output format and size (upright: EXIF/irot applied) for a 200. */
-  format?: string
-  width?: number
-  height?: number
-  /** Also copied into test/fixtures/corpus/<file>, so the workerd tests check it without the corpus. */
-  fixture?: boolean
-  /** Why this outcome is the right one, where the corpus README suggests something else or leaves a choice. */
-  note?: string
-}
+export type { Expected, ExpectedTable }
 
-export interface ExpectedTable {
-  /** What is sent for every file, in words. */
-  request: string
-  /** The query string every file is sent with (no leading "?"). */
-  query: string
-  files: Expected[]
-}
-
-export interface Observed {
-  file: string
-  status: number
-  code?: string
-  detected?: string
-  format?: string
-  width?: number
-  height?: number
+/** What one answer showed, in the table's terms, plus what the table does not record. */
+export interface Observed extends Omit<Expected, 'fixture' | 'note'> {
   contentType: string | null
   ms: number
 }

@@ -7,21 +7,10 @@
  */
 import { describe, expect, it } from 'vitest'
 import table from '../conformance/expected.json'
+import type { Expected } from '../conformance/table'
 import { compress, expectProblem, okBytes } from '../helpers/api'
 import { fixture } from '../helpers/fixtures'
 import { decode } from '../helpers/image'
-
-interface Row {
-  file: string
-  status: number
-  code?: string
-  detected?: string
-  format?: string
-  width?: number
-  height?: number
-  fixture?: boolean
-  note?: string
-}
 
 /** The copied corpus files, baked into the test bundle as base64 data URLs (workerd has no filesystem). */
 const COPIES = import.meta.glob<string>('../fixtures/corpus/**/*.{png,jpg,jpeg,webp,avif,gif,bmp,ico,jxl}', {
@@ -40,7 +29,7 @@ function bytesOf(file: string): Uint8Array {
 const TYPES: Record<string, string> = { jpg: 'image/jpeg', jpeg: 'image/jpeg', png: 'image/png', gif: 'image/gif', webp: 'image/webp', avif: 'image/avif', bmp: 'image/bmp', ico: 'image/x-icon', jxl: 'image/jxl' }
 const contentTypeOf = (file: string) => TYPES[file.split('.').pop()!.toLowerCase()] ?? 'application/octet-stream'
 
-const rows = (table.files as Row[]).filter((row) => row.fixture)
+const rows = (table.files as Expected[]).filter((row) => row.fixture)
 
 describe('corpus conformance (the copies in test/fixtures/corpus)', () => {
   it('has a copy for every row marked fixture, and a row for every copy', () => {

@@ -9,7 +9,7 @@
 import { SELF, env } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
 import { compress, compressForm, expectProblem, get, okBytes } from '../helpers/api'
-import { withPngSize } from '../helpers/bytes'
+import { pngWithSize } from '../helpers/hostile'
 import { fixture } from '../helpers/fixtures'
 import { decode } from '../helpers/image'
 
@@ -171,7 +171,7 @@ describe('errors', () => {
   it('answers 422 operation_too_large for a conversion over the memory budget, from the header alone', async () => {
     // A 4000x3000 (12 MP) PNG header with no pixel data: the model estimates far over 120 MiB,
     // so it must be refused before decoding (the data would be corrupt otherwise).
-    const res = await compress(withPngSize(fixture('bomb-50000.png'), 4000, 3000), undefined, { contentType: 'image/png' })
+    const res = await compress(pngWithSize(fixture('bomb-50000.png'), 4000, 3000), undefined, { contentType: 'image/png' })
     const body = await expectProblem(res, 'operation_too_large', 422)
     expect(body.limit).toBe(120)
     expect(body.estimateMiB as number).toBeGreaterThan(120)

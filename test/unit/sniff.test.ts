@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest'
 import { ApiError } from '../../src/errors'
 import { detectFormat, readHeader } from '../../src/pipeline/sniff'
+import { crc32 } from '../helpers/hostile'
 
 // ---------------------------------------------------------------------------------------------
 // Byte builders: every fixture is a hand-made header, so the tests run inside workerd without fs.
@@ -36,18 +37,9 @@ function caught(run: () => unknown): ApiError {
 
 // --- PNG --------------------------------------------------------------------------------------
 
-function crc32(data: number[]): number {
-  let crc = 0xffffffff
-  for (const byte of data) {
-    crc ^= byte
-    for (let k = 0; k < 8; k++) crc = crc & 1 ? 0xedb88320 ^ (crc >>> 1) : crc >>> 1
-  }
-  return (crc ^ 0xffffffff) >>> 0
-}
-
 function pngChunk(type: string, data: number[] = [], length = data.length): number[] {
   const body = [...ascii(type), ...data]
-  return [...u32be(length), ...body, ...u32be(crc32(body))]
+  return [...u32be(length), ...body, ...u32be(crc32(Uint8Array.from(body)))]
 }
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]
