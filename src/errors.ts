@@ -20,7 +20,7 @@ export const ERRORS = {
   unsupported_format: { status: 415, title: 'Unsupported image format', when: 'the bytes are not JPEG, PNG, WebP, AVIF or GIF (`detected` names what they are), or a CMYK JPEG' },
   image_too_large: { status: 422, title: 'Image dimensions over the limit', when: 'header dimensions over `MAX_INPUT_PIXELS`, a planned output over `MAX_OUTPUT_PIXELS`, or an output side over the format\'s maximum (WebP 16383, JPEG 65500)' },
   operation_too_large: { status: 422, title: 'Operation over the memory budget', when: 'the conversion\'s estimated memory is over `MEMORY_BUDGET_MIB`; has `limit` and `estimateMiB`' },
-  corrupt_image: { status: 422, title: 'Image could not be decoded', when: 'the header is broken, a JPEG ends before its end-of-image marker or has more than 1000 scans, a GIF frame is larger than its screen, or the decoder rejected the data or needed more than the memory budget' },
+  corrupt_image: { status: 422, title: 'Image could not be decoded', when: 'the header is broken, a PNG chunk\'s CRC-32 checksum does not match, a JPEG ends before its end-of-image marker or has more than 1000 scans, a GIF frame is larger than its screen, or the decoder rejected the data or needed more than the memory budget' },
   rate_limited: { status: 429, title: 'Rate limit exceeded', when: 'over the client\'s compress quota; has `Retry-After` and the RateLimit headers' },
   codec_failed: { status: 500, title: 'Codec failure', when: 'an encoder failed on valid pixels (a bug: please report it)' },
   internal_error: { status: 500, title: 'Internal error', when: 'anything else unexpected' },

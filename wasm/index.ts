@@ -10,40 +10,31 @@
  * staying at its high-water mark for the life of the isolate as it would with the codecs' own
  * module-level singletons. Instantiating a compiled module costs well under a millisecond.
  */
-import jpegDecModule from '@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm'
 import jpegEncModule from '@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm'
 import webpDecModule from '@jsquash/webp/codec/dec/webp_dec.wasm'
-import webpEncModule from '@jsquash/webp/codec/enc/webp_enc_simd.wasm'
 import avifDecModule from '@jsquash/avif/codec/dec/avif_dec.wasm'
 import avifEncModule from '@jsquash/avif/codec/enc/avif_enc.wasm'
 import pngModule from '@jsquash/png/codec/pkg/squoosh_png_bg.wasm?module'
 import oxipngModule from '@jsquash/oxipng/codec/pkg/squoosh_oxipng_bg.wasm?module'
 import resizeModule from '@jsquash/resize/lib/resize/pkg/squoosh_resize_bg.wasm?module'
+import leanModule from './lean/lean.wasm'
 
-import jpegDecFactory from '@jsquash/jpeg/codec/dec/mozjpeg_dec.js'
 import jpegEncFactory from '@jsquash/jpeg/codec/enc/mozjpeg_enc.js'
 import webpDecFactory from '@jsquash/webp/codec/dec/webp_dec.js'
-import webpEncFactory from '@jsquash/webp/codec/enc/webp_enc_simd.js'
 import avifDecFactory from '@jsquash/avif/codec/dec/avif_dec.js'
 import avifEncFactory from '@jsquash/avif/codec/enc/avif_enc.js'
-import type { MozJPEGModule as JpegDecoder } from '@jsquash/jpeg/codec/dec/mozjpeg_dec'
 import type { MozJPEGModule as JpegEncoder } from '@jsquash/jpeg/codec/enc/mozjpeg_enc'
 import type { WebPModule as WebpDecoder } from '@jsquash/webp/codec/dec/webp_dec'
-import type { WebPModule as WebpEncoder } from '@jsquash/webp/codec/enc/webp_enc'
 import type { AVIFModule as AvifDecoder } from '@jsquash/avif/codec/dec/avif_dec'
 import type { AVIFModule as AvifEncoder } from '@jsquash/avif/codec/enc/avif_enc'
+import { MemoryCap } from './cap'
+import { LeanCodec } from './lean'
 import './imagedata'
 
-type Factory<T> = (options: Record<string, unknown>) => Promise<T>
+export { MemoryCap }
+export { LeanFailure, type LeanCodec, type LeanJpegSettings } from './lean'
 
-/**
- * A ceiling on one codec instance's linear memory. `reached` records that the codec asked for more,
- * so a failure can be reported as what it is.
- */
-export class MemoryCap {
-  reached = false
-  constructor(readonly maxBytes: number) {}
-}
+type Factory<T> = (options: Record<string, unknown>) => Promise<T>
 
 /**
  * A fresh Emscripten instance over an already-compiled module. With a `cap`, its linear memory may
@@ -78,12 +69,13 @@ function capMemory(instance: WebAssembly.Instance, cap: MemoryCap): void {
   }
 }
 
-export const jpegDecoder = () => emscripten<JpegDecoder>(jpegDecFactory, jpegDecModule)
 export const jpegEncoder = () => emscripten<JpegEncoder>(jpegEncFactory, jpegEncModule)
 export const webpDecoder = (cap?: MemoryCap) => emscripten<WebpDecoder>(webpDecFactory, webpDecModule, cap)
-export const webpEncoder = () => emscripten<WebpEncoder>(webpEncFactory, webpEncModule)
 export const avifDecoder = (cap?: MemoryCap) => emscripten<AvifDecoder>(avifDecFactory, avifDecModule, cap)
 export const avifEncoder = () => emscripten<AvifEncoder>(avifEncFactory, avifEncModule)
+
+/** A fresh lean codec (libjpeg-turbo + libwebp, row by row; wasm/lean.ts) whose memory stops at `cap`. */
+export const leanCodec = (cap: MemoryCap) => new LeanCodec(leanModule, cap)
 
 /**
  * The wasm-bindgen modules below have no imports (resize) or one (oxipng), so we call their exports

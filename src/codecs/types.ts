@@ -13,6 +13,11 @@ export interface EncodeSettings {
   lossless: boolean
   /** 0-9, the service's one effort scale; each codec maps it onto its own speed/method/level. */
   effort: number
+  /**
+   * JPEG only: encode with libjpeg-turbo (standard tables, no trellis quantisation) instead of
+   * MozJPEG, for a conversion MozJPEG cannot fit in the memory budget (planConversion decides).
+   */
+  turbo?: boolean
 }
 
 /** A documented option of a format, as published by /api/formats. */
@@ -37,8 +42,12 @@ export interface Codec {
   alpha: boolean
   /** Output options this format accepts, with their defaults. */
   options: Partial<Record<keyof EncodeSettings, OptionInfo>>
-  decode?: (bytes: Uint8Array, header: ImageHeader) => Promise<ImageData>
-  /** The decoder applies the header's orientation itself (MozJPEG does for EXIF). */
+  /**
+   * Decode to RGBA. `scaleEighths` (1-8, default 8) asks a decoder that can scale while decoding
+   * (JPEG, in the DCT) for about scaleEighths/8 of the stored size; others ignore it.
+   */
+  decode?: (bytes: Uint8Array, header: ImageHeader, scaleEighths?: number) => Promise<ImageData>
+  /** The decoder applies the header's orientation itself (the JPEG decoder does, for EXIF). */
   orientsItself?: boolean
   encode?: (image: ImageData, settings: EncodeSettings) => Promise<Uint8Array>
   /**

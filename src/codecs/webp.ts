@@ -1,11 +1,11 @@
-import { defaultOptions } from '@jsquash/webp/meta.js'
-import { webpDecoder, webpEncoder } from '../../wasm'
+import { leanCodec, MemoryCap, webpDecoder } from '../../wasm'
+import { ENCODER_MEMORY_CAP } from './jpeg'
 import { firstFrame, onCanvas } from './webp-frame'
 import { type Codec, capped, decodedOrThrow, decoderMemoryCap, effortOption, losslessOption, qualityOption } from './types'
 
 /**
- * libwebp's low_memory mode from here up: docs/memory.md measured about 17 MiB less peak at 12 MP
- * (241 against 258 MiB) for a little more encode time.
+ * libwebp's low_memory mode (no token buffer) from here up: docs/memory.md measured about 17 MiB less
+ * peak at 12 MP (241 against 258 MiB), for about twice the encode time at method 4.
  */
 export const WEBP_LOW_MEMORY_PIXELS = 4_000_000
 
@@ -30,15 +30,12 @@ export const webp: Codec = {
     return onCanvas(capped(cap, header, () => decodedOrThrow(decoder.decode(frame.still), 'WebP')), frame)
   },
   async encode(image, { quality, lossless, effort }) {
-    const encoder = await webpEncoder()
-    const out = encoder.encode(image.data, image.width, image.height, {
-      ...defaultOptions,
+    // libwebp in the lean codec (its JPEG route fills the same encoder's planes from decoded rows).
+    return leanCodec(new MemoryCap(ENCODER_MEMORY_CAP)).encodeWebpRgba(image, {
       quality: lossless ? Math.min(100, effort * 11) : quality,
       method: Math.min(6, effort),
-      lossless: lossless ? 1 : 0,
-      low_memory: image.width * image.height > WEBP_LOW_MEMORY_PIXELS ? 1 : 0,
+      lossless,
+      lowMemory: image.width * image.height > WEBP_LOW_MEMORY_PIXELS,
     })
-    if (!out) throw new Error('WebP encoding failed')
-    return new Uint8Array(out.buffer, out.byteOffset, out.byteLength)
   },
 }

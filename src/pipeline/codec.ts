@@ -1,6 +1,10 @@
+import { leanCodec } from '../../wasm'
+import { jpegFailure } from '../codecs/jpeg'
 import { CODECS, type FormatId, type OutputFormat } from '../codecs/registry'
-import { DecodeFailure, type EncodeSettings } from '../codecs/types'
+import { capped, DecodeFailure, decoderMemoryCap, type EncodeSettings } from '../codecs/types'
 import { ApiError } from '../errors'
+import type { Stopwatch } from '../lib/stopwatch'
+import type { Route } from './limits'
 import type { ImageHeader } from './sniff'
 import { orient } from './transform'
 
@@ -9,13 +13,13 @@ import { orient } from './transform'
  * input's fault here (the codec rejected its bytes) and becomes 422 corrupt_image. Each decode runs on
  * a fresh WebAssembly instance, so a trap cannot leave state behind for the next request.
  */
-export async function decodeImage(bytes: Uint8Array, header: ImageHeader): Promise<ImageData> {
+export async function decodeImage(bytes: Uint8Array, header: ImageHeader, scaleEighths = 8): Promise<ImageData> {
   const codec = CODECS[header.format]
   if (header.truncated) {
     throw new ApiError('corrupt_image', `The ${header.format} data is truncated: it ends before the end-of-image marker.`)
   }
   try {
-    const image = await codec.decode!(bytes, header)
+    const image = await codec.decode!(bytes, header, scaleEighths)
     if (image.width <= 0 || image.height <= 0) throw new DecodeFailure('empty image')
     return codec.orientsItself ? image : orient(image, header.orientation)
   } catch (error) {
@@ -66,3 +70,42 @@ export function encodeSettings(
 }
 
 export const isOutputFormat = (format: FormatId): format is OutputFormat => Boolean(CODECS[format].encode)
+
+/**
+ * Steps 4-6 as one pass of the lean codec, for the routes planConversion chooses (src/pipeline/limits.ts): decode rows into the WebP encoder's
+ * planes, or stream them into libjpeg-turbo's compressor. Returns the encoded bytes and the step
+ * times (a JPEG streamed without a turn decodes while it encodes; that time is all `encode`).
+ */
+export async function transcode(
+  bytes: Uint8Array,
+  header: ImageHeader,
+  route: Exclude<Route, 'pixels'>,
+  settings: EncodeSettings,
+  clock: Stopwatch,
+): Promise<{ output: Uint8Array; decodeMs: number; encodeMs: number }> {
+  const cap = decoderMemoryCap()
+  const lean = leanCodec(cap)
+  const run = <T>(step: () => T): T => {
+    try {
+      return capped(cap, header, () => jpegFailure(step))
+    } catch (error) {
+      throw new ApiError('corrupt_image', `The jpeg image could not be decoded: ${reason(error)}.`)
+    }
+  }
+  const { components } = run(() => lean.openJpeg(bytes))
+  if (route === 'jpeg-to-webp') {
+    run(() => {
+      lean.start(8, 3)
+      lean.decodeToYuv(header.orientation)
+    })
+    const decodeMs = await clock.lap()
+    const output = run(() => lean.encodeWebp(settings.quality, Math.min(6, settings.effort), false))
+    return { output, decodeMs, encodeMs: await clock.lap() }
+  }
+  const decodeMs = await clock.lap()
+  const output = run(() => {
+    lean.start(8, components === 1 ? 1 : 3) // a grey JPEG stays grey
+    return lean.transcodeJpeg(header.orientation, { quality: settings.quality, progressive: settings.effort >= 3, optimize: true })
+  })
+  return { output, decodeMs, encodeMs: await clock.lap() }
+}

@@ -1,7 +1,9 @@
 import type { FormatId, OutputFormat } from '../codecs/registry'
+import type { EncodeSettings } from '../codecs/types'
 import type { Limits } from '../env'
 import { ApiError } from '../errors'
 import type { ImageHeader } from './sniff'
+import { decodeScale, type Geometry, isIdentity } from './transform'
 
 /**
  * The memory model: estimated peak growth of the isolate, in MiB, for one conversion, fitted to the
@@ -14,25 +16,50 @@ import type { ImageHeader } from './sniff'
 export const MEMORY_MODEL = {
   /** Per request: body buffers, JS objects, first use of a codec. */
   baseMiB: 12,
-  /** MiB per input megapixel while decoding. */
-  decodePerMP: { jpeg: 9.5, png: 16, webp: 12, avif: 12, gif: 8 } as Readonly<Record<FormatId, number>>,
+  /**
+   * MiB per decoded megapixel while decoding. JPEG is decoded by the lean codec at its DCT-scaled
+   * size and its pixels are a view of the decoder's memory, not a copy.
+   */
+  decodePerMP: { jpeg: 5.5, png: 16, webp: 12, avif: 12, gif: 8 } as Readonly<Record<FormatId, number>>,
   /** Extra MiB per input megapixel for a progressive JPEG (coefficient buffers for every scan). */
   progressiveJpegPerMP: 3,
+  /**
+   * The lean codec's one-pass JPEG conversions at the same size (see `Route`): fixed MiB (instance),
+   * plus MiB per megapixel:
+   * WebP holds its YUV planes and encoder state; JPEG holds the compressor's coefficients, plus the
+   * decoded RGB when the orientation turns the image.
+   */
+  transcode: { baseMiB: 2, perMP: { 'jpeg-to-webp': 4.8, 'jpeg-to-jpeg': 4.5, 'jpeg-to-jpeg-turned': 7 } },
+  /** libjpeg-turbo encoding RGBA from JS (`turbo`): the copy in, the compressor's coefficients. */
+  turboJpegEncode: { baseMiB: 2, perMP: 8 },
   /** Resampling: fixed MiB plus MiB per input (after the crop) and per output megapixel. */
-  resize: { baseMiB: 4, inputPerMP: 7.6, outputPerMP: 16 },
+  resize: { baseMiB: 4, inputPerMP: 10, outputPerMP: 16 },
   /** Encoding: fixed MiB (instance) plus MiB per output megapixel. */
   encode: {
     jpeg: { baseMiB: 0, perMP: 16.6 },
-    webp: { baseMiB: 12.5, perMP: 12.5 },
-    avif: { baseMiB: 54, perMP: 19.5 },
+    webp: { baseMiB: 4, perMP: 8 },
+    avif: { baseMiB: 54, perMP: 20 },
     png: { baseMiB: 16.5, perMP: 19.5 },
   } as Readonly<Record<OutputFormat, { baseMiB: number; perMP: number }>>,
 }
 
+/**
+ * How a conversion runs: through whole RGBA pixels (decode, transform, encode), or as one pass of the
+ * lean codec from a JPEG to a lossy WebP or a JPEG of the same size (src/pipeline/codec.ts, `transcode`).
+ */
+export type Route = 'pixels' | 'jpeg-to-webp' | 'jpeg-to-jpeg'
+
 export interface ConversionPlan {
   header: ImageHeader
   format: OutputFormat
-  /** Pixels kept from the source (after a cover crop). */
+  route: Route
+  /** JPEG DCT scale in eighths (8: full size; other formats always 8). */
+  scale: number
+  /** JPEG output through libjpeg-turbo instead of MozJPEG (see EncodeSettings). */
+  turbo: boolean
+  /** Pixels the decoder produces: the input's, or fewer for a DCT-scaled JPEG. */
+  decodedPixels: number
+  /** Pixels kept from the source (after a cover crop), at the input's size. */
   cropPixels: number
   /** Output size. */
   width: number
@@ -40,15 +67,61 @@ export interface ConversionPlan {
   resized: boolean
 }
 
+/**
+ * Step 3, the plan: what one conversion will decode, at what size, by which route and encoder. A
+ * JPEG that keeps its size and becomes a lossy WebP, or a JPEG too large for MozJPEG's one-shot
+ * encoder within the memory budget, goes through the lean codec in one pass; everything else through
+ * RGBA pixels, a JPEG decoded at a DCT scale chosen for the resize (see decodeScale). MozJPEG is kept
+ * wherever it fits: it makes smaller files than libjpeg-turbo at the same quality.
+ *
+ * @example
+ * planConversion(header, 'webp', planGeometry(4032, 3024, {}), settings, limits).route // 'jpeg-to-webp'
+ */
+export function planConversion(header: ImageHeader, format: OutputFormat, geometry: Geometry, settings: EncodeSettings, limits: Limits): ConversionPlan {
+  const { crop, resize, canvas } = geometry
+  const at = (scale: number, turbo = false): ConversionPlan => ({
+    header,
+    format,
+    route: 'pixels',
+    scale,
+    turbo,
+    decodedPixels: Math.ceil((header.width * scale) / 8) * Math.ceil((header.height * scale) / 8),
+    cropPixels: crop.width * crop.height,
+    width: canvas.width,
+    height: canvas.height,
+    resized: resize.width !== crop.width || resize.height !== crop.height,
+  })
+  const fits = (plan: ConversionPlan) => estimateMiB(plan) <= limits.memoryBudgetMiB
+  const turned = header.orientation >= 5 && header.orientation <= 8
+  const sameSize = isIdentity(geometry, turned ? header.height : header.width, turned ? header.width : header.height)
+  if (header.format === 'jpeg' && sameSize) {
+    if (format === 'webp' && !settings.lossless) return { ...at(8), route: 'jpeg-to-webp' }
+    if (format === 'jpeg' && !fits(at(8))) return { ...at(8), route: 'jpeg-to-jpeg' }
+  }
+  // A JPEG downscale: the DCT scale that leaves Lanczos3 a factor of two or, when that does not fit
+  // the budget, smaller ones down to the output size itself; at each, MozJPEG before libjpeg-turbo.
+  const [first, last] = header.format === 'jpeg' && !sameSize ? [decodeScale(geometry, 2), decodeScale(geometry, 1)] : [8, 8]
+  for (let scale = first; scale >= last; scale--) {
+    if (fits(at(scale))) return at(scale)
+    if (format === 'jpeg' && fits(at(scale, true))) return at(scale, true)
+  }
+  return at(last, format === 'jpeg')
+}
+
 /** Estimated peak memory growth, in MiB, of one conversion (see MEMORY_MODEL). */
 export function estimateMiB(plan: ConversionPlan): number {
   const m = MEMORY_MODEL
   const inMP = (plan.header.width * plan.header.height) / 1e6
   const outMP = (plan.width * plan.height) / 1e6
-  const progressive = plan.header.format === 'jpeg' && plan.header.progressive ? m.progressiveJpegPerMP : 0
-  const decode = (m.decodePerMP[plan.header.format] + progressive) * inMP
-  const resize = plan.resized ? m.resize.baseMiB + m.resize.inputPerMP * (plan.cropPixels / 1e6) + m.resize.outputPerMP * outMP : 0
-  const encode = m.encode[plan.format].baseMiB + m.encode[plan.format].perMP * outMP
+  const progressive = plan.header.format === 'jpeg' && plan.header.progressive ? m.progressiveJpegPerMP * inMP : 0
+  if (plan.route !== 'pixels') {
+    const turned = plan.route === 'jpeg-to-jpeg' && plan.header.orientation > 1
+    return m.baseMiB + m.transcode.baseMiB + progressive + m.transcode.perMP[turned ? 'jpeg-to-jpeg-turned' : plan.route] * inMP
+  }
+  const decode = m.decodePerMP[plan.header.format] * (plan.decodedPixels / 1e6) + progressive
+  const resize = plan.resized ? m.resize.baseMiB + m.resize.inputPerMP * (plan.cropPixels / 1e6) * (plan.decodedPixels / (plan.header.width * plan.header.height)) + m.resize.outputPerMP * outMP : 0
+  const encoder = plan.turbo ? m.turboJpegEncode : m.encode[plan.format]
+  const encode = encoder.baseMiB + encoder.perMP * outMP
   return m.baseMiB + decode + resize + encode
 }
 
@@ -59,7 +132,7 @@ const mp = (pixels: number) => `${(pixels / 1e6).toFixed(1)} MP`
  * refuses more than 65500. Without this check a 16384x1 WebP or a 65501x8 JPEG output failed inside
  * the encoder, as a 500.
  */
-export const MAX_OUTPUT_DIMENSION: Readonly<Partial<Record<OutputFormat, number>>> = { webp: 16383, jpeg: 65500 }
+export const MAX_OUTPUT_DIMENSION: Readonly<Partial<Record<OutputFormat, number>>> = { webp: 16383, jpeg: 65500, avif: 65536 }
 
 /**
  * Step 3: refuse, from header data alone, an input whose dimensions are over the configured limit.
@@ -85,7 +158,7 @@ export function checkInput(header: ImageHeader, limits: Limits): void {
  * isolate, and every request sharing it, mid-way. Returns the estimate, in MiB.
  *
  * @example
- * const estimate = checkPlan({ header, format: 'webp', cropPixels, width: 4032, height: 3024, resized: false }, limits)
+ * const estimate = checkPlan(planConversion(header, 'webp', geometry, settings, limits), limits)
  */
 export function checkPlan(plan: ConversionPlan, limits: Limits): number {
   const { width, height, format } = plan

@@ -1,13 +1,13 @@
 import { Hono } from 'hono'
 import { limitsOf } from '../env'
 import { conversionSlot } from '../lib/slot'
-import { decodeImage, encodeImage, encodeSettings } from '../pipeline/codec'
-import { checkInput, checkPlan } from '../pipeline/limits'
+import { decodeImage, encodeImage, encodeSettings, transcode } from '../pipeline/codec'
+import { checkInput, checkPlan, planConversion } from '../pipeline/limits'
 import { chooseFormat } from '../pipeline/negotiate'
 import { parseRequest } from '../pipeline/parse'
 import { type Outcome, respond } from '../pipeline/respond'
 import { readHeader } from '../pipeline/sniff'
-import { applyGeometry, flatten, hasTransparency, isIdentity, parseColour, planGeometry } from '../pipeline/transform'
+import { applyGeometry, fitToDecoded, flatten, hasTransparency, isIdentity, parseColour, planGeometry } from '../pipeline/transform'
 import { CODECS } from '../codecs/registry'
 import { Stopwatch } from '../lib/stopwatch'
 import { type ClientVariables, identifyClient } from '../ratelimit/identify'
@@ -15,8 +15,9 @@ import { rateLimit } from '../ratelimit/limit'
 
 /**
  * POST /api/compress. The pipeline, top to bottom:
- * identify the client -> rate limit (its Durable Object decides; no body is read before) -> parse -> sniff -> check limits -> (wait for the isolate's conversion slot) -> decode -> transform
- * -> encode -> never-bigger -> respond. Everything before decode works on header data only, so bad or
+ * identify the client -> rate limit (its Durable Object decides; no body is read before) -> parse -> sniff -> check limits and
+ * choose the route -> (wait for the isolate's conversion slot) -> decode -> transform -> encode (or, for a JPEG kept at its size,
+ * the three as one pass of the lean codec) -> never-bigger -> respond. Everything before decode works on header data only, so bad or
  * oversized input is refused before any pixel is touched.
  */
 export const compress = new Hono<{ Bindings: Env } & ClientVariables>().post('/', identifyClient(), rateLimit(), async (c) => {
@@ -33,30 +34,40 @@ export const compress = new Hono<{ Bindings: Env } & ClientVariables>().post('/'
 
   // 3. limits and plan: everything below is known before decoding
   checkInput(header, limits)
-  const format = chooseFormat(options.format, header, c.req.header('accept') ?? '')
   const geometry = planGeometry(upright.width, upright.height, options)
   const { width: outWidth, height: outHeight } = geometry.canvas
-  const resized = geometry.resize.width !== geometry.crop.width || geometry.resize.height !== geometry.crop.height
-  const cropPixels = geometry.crop.width * geometry.crop.height
-  const memoryEstimate = checkPlan({ header, format, cropPixels, width: outWidth, height: outHeight, resized }, limits)
+  const format = chooseFormat(options.format, header, c.req.header('accept') ?? '', geometry.canvas)
   const settings = encodeSettings(format, options, outWidth * outHeight, options.format !== undefined && options.format !== 'auto')
+  const plan = planConversion(header, format, geometry, settings, limits)
+  const memoryEstimate = checkPlan(plan, limits)
   const background = parseColour(options.background)
   const padding: [number, number, number, number] = CODECS[format].alpha ? [...background, 0] : [...background, 255]
 
   const outcome = await conversionSlot.run(async (): Promise<Outcome> => {
     const clock = new Stopwatch()
-    // 4. decode (upright: the JPEG decoder applies EXIF orientation)
-    let image = await decodeImage(bytes, header)
-    const decodeMs = await clock.lap()
+    let output: Uint8Array
+    let size = { width: outWidth, height: outHeight }
+    let timings: Outcome['timings']
+    if (plan.route !== 'pixels') {
+      // 4-6 in one pass of the lean codec: a JPEG re-encoded at its own size (see planConversion)
+      const pass = await transcode(bytes, header, plan.route, settings, clock)
+      output = pass.output
+      timings = { decode: pass.decodeMs, transform: 0, encode: pass.encodeMs }
+    } else {
+      // 4. decode, upright (the JPEG decoder applies EXIF orientation, scaled in the DCT when shrinking)
+      let image = await decodeImage(bytes, header, plan.scale)
+      const decodeMs = await clock.lap()
 
-    // 5. transform: crop/resize/pad, then flatten alpha for formats without it
-    image = applyGeometry(image, geometry, padding)
-    if (!CODECS[format].alpha && hasTransparency(image)) image = flatten(image, background)
-    const transformMs = await clock.lap()
+      // 5. transform: crop/resize/pad, then flatten alpha for formats without it
+      image = applyGeometry(image, fitToDecoded(geometry, upright, image), padding)
+      if (!CODECS[format].alpha && hasTransparency(image)) image = flatten(image, background)
+      const transformMs = await clock.lap()
 
-    // 6. encode
-    let output = await encodeImage(image, format, settings)
-    const encodeMs = await clock.lap()
+      // 6. encode
+      output = await encodeImage(image, format, { ...settings, turbo: plan.turbo })
+      size = { width: image.width, height: image.height }
+      timings = { decode: decodeMs, transform: transformMs, encode: await clock.lap() }
+    }
 
     // never bigger: same format, same pixels, and no smaller? the input itself is the better answer
     const unchanged = format === header.format && isIdentity(geometry, upright.width, upright.height) && header.orientation === 1
@@ -67,10 +78,10 @@ export const compress = new Hono<{ Bindings: Env } & ClientVariables>().post('/'
       bytes: output,
       format,
       input: { format: header.format, bytes: bytes.length, width: upright.width, height: upright.height },
-      output: { width: image.width, height: image.height },
+      output: size,
       original,
       framesDropped: Math.max(0, header.frames - 1),
-      timings: { decode: decodeMs, transform: transformMs, encode: encodeMs },
+      timings,
       effort: settings.effort,
       memoryEstimateMiB: Math.round(memoryEstimate),
       vary: options.format === 'auto' || options.response === undefined,

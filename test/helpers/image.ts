@@ -91,3 +91,10 @@ export function hasTransparency(image: ImageData): boolean {
   for (let i = 3; i < image.data.length; i += 4) if (image.data[i] !== 255) return true
   return false
 }
+
+/** An opaque grey PNG of width x height, made with the project's own PNG encoder (cheap to send and to decode). */
+export function greyPng(width: number, height: number): Promise<Uint8Array> {
+  const pixels = new Uint8ClampedArray(width * height * 4).fill(128)
+  for (let i = 3; i < pixels.length; i += 4) pixels[i] = 255
+  return CODECS.png.encode!(new ImageData(pixels, width, height), { quality: 100, lossless: true, effort: 0 })
+}

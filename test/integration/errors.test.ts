@@ -206,6 +206,20 @@ describe('errors', () => {
     })
   }
 
+  // Only the IHDR checksum was checked: xcsn0g01.png (PngSuite, wrong IDAT CRC) converted with 200.
+  it('answers 422 corrupt_image naming the IDAT chunk for a PNG whose IDAT checksum is wrong (xcsn0g01.png)', async () => {
+    const body = await expectProblem(await compress(fixture('xcsn0g01.png'), undefined, { contentType: 'image/png' }), 'corrupt_image', 422)
+    expect(body.detail).toMatch(/IDAT chunk at byte \d+ is damaged: its CRC-32 checksum does not match/)
+    await expectStillServing('photo.png')
+  })
+
+  it('answers 422 corrupt_image naming the chunk for a wrong checksum after the image data (IEND)', async () => {
+    const png = fixture('photo.png')
+    png[png.length - 1]! ^= 0x01
+    const body = await expectProblem(await compress(png, undefined, { contentType: 'image/png' }), 'corrupt_image', 422)
+    expect(body.detail).toContain('IEND chunk')
+  })
+
   it('answers 404 not_found for an unknown path', async () => {
     const body = await expectProblem(await get('/api/nope'), 'not_found', 404)
     expect(body.detail).toContain('/api/nope')

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { base64ToBytes, compress, okBytes } from '../helpers/api'
 import { fixture } from '../helpers/fixtures'
-import { decode } from '../helpers/image'
+import { decode, greyPng } from '../helpers/image'
 
 /** Small inputs keep AVIF cheap: basn6a08.png is 32x32 RGBA, photo.jpg 480x300 (effort 0 for AVIF). */
 async function auto(name: string, accept: string): Promise<Response> {
@@ -17,6 +17,11 @@ async function autoFormat(name: string, accept: string): Promise<string> {
   const out = await decode(await okBytes(res))
   expect(res.headers.get('x-output-format')).toBe(out.format)
   return out.format
+}
+
+/** format=auto for a 16400x8 grey PNG: wider than WebP can store (16383 px). */
+async function autoWide(accept: string): Promise<Response> {
+  return compress(await greyPng(16400, 8), { format: 'auto', effort: 0 }, { contentType: 'image/png', headers: { Accept: accept } })
 }
 
 interface JsonAnswer {
@@ -66,6 +71,19 @@ describe('content negotiation', () => {
     const res = await auto('photo.jpg', 'image/webp')
     await okBytes(res)
     expect(res.headers.get('vary') ?? '').toMatch(/(^|,\s*)Accept(\s*,|$)/i)
+  })
+
+  // format=auto chose WebP for outputs wider than WebP's 16383 px and then refused them with 422.
+  it('falls back to png for a 16400x8 png when Accept lists only image/webp, with Vary: Accept', async () => {
+    const res = await autoWide('image/webp')
+    const out = await decode(await okBytes(res))
+    expect([out.format, out.image.width, out.image.height]).toEqual(['png', 16400, 8])
+    expect(res.headers.get('x-output-format')).toBe('png')
+    expect(res.headers.get('vary') ?? '').toMatch(/(^|,\s*)Accept(\s*,|$)/i)
+  })
+
+  it('still chooses avif for a 16400x8 png when Accept lists image/avif and image/webp', async () => {
+    expect((await decode(await okBytes(await autoWide('image/avif,image/webp')))).format).toBe('avif')
   })
 
   it('uses the input format when format is not given, whatever Accept says', async () => {

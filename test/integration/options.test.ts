@@ -3,9 +3,9 @@
  * combinations are refused with 400 invalid_option.
  */
 import { describe, expect, it } from 'vitest'
-import { type Query, compress, expectProblem, okBytes } from '../helpers/api'
+import { type Query, base64ToBytes, compress, expectProblem, okBytes } from '../helpers/api'
 import { fixture } from '../helpers/fixtures'
-import { colourDistance, decode, flattenOver, pixel, psnr } from '../helpers/image'
+import { colourDistance, decode, flattenOver, greyPng, pixel, psnr } from '../helpers/image'
 
 /** photo.jpg is 480x300 (test/fixtures/README.md). */
 const PHOTO = 'photo.jpg'
@@ -218,4 +218,17 @@ describe('options', () => {
       expect(body.option).toBe(name)
     })
   }
+})
+
+describe('AVIF effort caps', () => {
+  // Effort 9 was allowed up to 1 MP, and a 0.9 MP photo at effort 9 took 92 s of CPU against
+  // wrangler.toml's 30 s. It is now allowed up to 0.1 MP; the next tier, up to 0.25 MP, allows 7.
+  it('encodes a 317x316 AVIF (just over 0.1 MP) at effort 7 when asked for effort 9, and says so', async () => {
+    const res = await compress(await greyPng(317, 316), { format: 'avif', effort: 9, response: 'json' }, { contentType: 'image/png' })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('x-effort')).toBe('7')
+    const body = (await res.json()) as { effort: number; image: string }
+    expect(body.effort).toBe(7)
+    expect((await decode(base64ToBytes(body.image))).format).toBe('avif')
+  })
 })

@@ -399,6 +399,31 @@ describe('readHeader: PNG', () => {
     expect(caught(() => readHeader(data)).code).toBe('corrupt_image')
   })
 
+  // Only the IHDR checksum was checked, so a PNG with a damaged IDAT (PngSuite xcsn0g01) was decoded.
+  it('rejects a PNG whose IDAT checksum does not match, naming the chunk (xcsn0g01)', () => {
+    const data = png()
+    const idatCrc = data.length - 12 - 4
+    data[idatCrc] = data[idatCrc]! ^ 0xff
+    const error = caught(() => readHeader(data))
+    expect(error.code).toBe('corrupt_image')
+    expect(error.message).toBe('The PNG IDAT chunk at byte 33 is damaged: its CRC-32 checksum does not match.')
+  })
+
+  it('checks the checksum of every critical chunk up to IEND (a second IDAT, IEND) and skips ancillary ones', () => {
+    const idat = pngChunk('IDAT', [0x78, 0x9c, 0x03, 0x00])
+    const text = pngChunk('tEXt', ascii('a\0b'))
+    const broken = (chunk: number[]) => [...chunk.slice(0, -1), chunk.at(-1)! ^ 1]
+    const file = (...chunks: number[][]) => bytes(PNG_SIGNATURE, ihdr(1, 1, 8, 0), ...chunks)
+    expect(readHeader(file(idat, idat, text, pngChunk('IEND'))).width).toBe(1)
+    expect(caught(() => readHeader(file(idat, broken(idat), pngChunk('IEND')))).message).toMatch(/IDAT chunk at byte 49 /)
+    expect(readHeader(file(idat, broken(text), pngChunk('IEND'))).width).toBe(1)
+    expect(caught(() => readHeader(file(idat, broken(pngChunk('IEND'))))).message).toMatch(/IEND chunk/)
+  })
+
+  it('does not read past IEND: bytes appended after it are not checked', () => {
+    expect(readHeader(bytes(png(), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13])).width).toBe(32)
+  })
+
   it('rejects a chunk before IDAT that claims more bytes than exist', () => {
     const huge = pngChunk('tEXt', [], 0x3fffffff).slice(0, 8)
     const data = bytes(PNG_SIGNATURE, ihdr(1, 1, 8, 0), huge)

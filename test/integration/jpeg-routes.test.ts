@@ -1,0 +1,127 @@
+/**
+ * How JPEG input is converted (src/pipeline/limits.ts `planConversion`): a JPEG kept at its size
+ * becomes a lossy WebP, or a JPEG too large for MozJPEG within the memory budget, in one pass of the
+ * lean codec (libjpeg-turbo + libwebp, wasm/lean/lean.c); everything else is decoded to pixels,
+ * scaled in the DCT when the output is smaller. Each of those paths applies the EXIF orientation
+ * itself, so every orientation goes through each.
+ *
+ * Inputs: exif-6.upright.png (180x120) stored as each orientation needs (the inverse turn), as a
+ * quality-95 JPEG with an Exif Orientation tag. PSNR floor as in orientation.test.ts (27 dB: a
+ * re-encode at quality 80 measures 30-32 dB there; a wrong turn is far under 15 dB or the wrong size).
+ */
+import { describe, expect, it } from 'vitest'
+import { jpegEncoder, resizeRgba } from '../../wasm'
+import { orient } from '../../src/pipeline/transform'
+import { compress, expectProblem, MIME, okBytes } from '../helpers/api'
+import { jpegWithBogusHuffmanTable, withExifOrientation } from '../helpers/bytes'
+import { fixture } from '../helpers/fixtures'
+import { decode, psnr } from '../helpers/image'
+import { callWorker } from '../helpers/worker'
+
+const FLOOR = 27
+/** The orientation that undoes each one (6 and 8 undo each other; the rest undo themselves). */
+const INVERSE: Record<number, number> = { 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 8, 7: 7, 8: 6 }
+/**
+ * A budget MozJPEG's whole-image path cannot fit for the 1200x750 large.jpg (estimate 32 MiB) but the
+ * one-pass route can (16 MiB, 18 MiB when it turns the picture).
+ */
+const TIGHT = { MEMORY_BUDGET_MIB: '24' }
+
+const uprightPicture = async () => (await decode(fixture('exif-6.upright.png'))).image
+
+/** large.jpg's pixels (decoded once). */
+let large: Promise<ImageData> | undefined
+const largePicture = () => (large ??= decode(fixture('large.jpg')).then(({ image }) => new ImageData(image.data.slice(), image.width, image.height)))
+
+async function storedAs(orientation: number, upright: ImageData): Promise<Uint8Array> {
+  const stored = orient(upright, INVERSE[orientation]!)
+  const encoder = await jpegEncoder()
+  const { defaultOptions } = await import('@jsquash/jpeg/meta.js')
+  const jpeg = encoder.encode(stored.data, stored.width, stored.height, { ...defaultOptions, quality: 95 })
+  return withExifOrientation(new Uint8Array(jpeg.buffer, jpeg.byteOffset, jpeg.byteLength), orientation)
+}
+
+async function expectUpright(res: Response, format: string, upright: ImageData): Promise<void> {
+  const out = await decode(await okBytes(res))
+  expect(out.format).toBe(format)
+  expect([out.image.width, out.image.height]).toEqual([upright.width, upright.height])
+  const score = psnr(upright, out.image)
+  expect(score, `PSNR ${score.toFixed(2)} dB`).toBeGreaterThan(FLOOR)
+}
+
+const post = (body: Uint8Array, query: string, vars: Record<string, string> = {}) =>
+  callWorker(`/api/compress?${query}`, { method: 'POST', body, headers: { 'Content-Type': MIME.jpeg } }, vars)
+
+describe('EXIF orientation on every route', () => {
+  for (let orientation = 1; orientation <= 8; orientation++) {
+    it(`turns an orientation-${orientation} JPEG upright as a WebP in one pass`, async () => {
+      const upright = await uprightPicture()
+      await expectUpright(await post(await storedAs(orientation, upright), 'format=webp'), 'webp', upright)
+    })
+
+    it(`turns an orientation-${orientation} JPEG upright as a JPEG through MozJPEG`, async () => {
+      const upright = await uprightPicture()
+      await expectUpright(await post(await storedAs(orientation, upright), 'format=jpeg'), 'jpeg', upright)
+    })
+
+    it(`turns an orientation-${orientation} JPEG upright as a JPEG in one pass when MozJPEG does not fit the budget`, async () => {
+      const upright = await largePicture()
+      const res = await post(await storedAs(orientation, upright), 'format=jpeg', TIGHT)
+      expect(Number.parseInt(res.headers.get('x-memory-estimate') ?? '', 10)).toBeLessThanOrEqual(24)
+      await expectUpright(res, 'jpeg', upright)
+    })
+
+    it(`turns an orientation-${orientation} JPEG upright when decoding to pixels at a DCT-scaled size`, async () => {
+      const res = await post(await storedAs(orientation, await uprightPicture()), 'format=png&width=90')
+      const out = await decode(await okBytes(res))
+      expect([out.image.width, out.image.height]).toEqual([90, 60])
+      const score = psnr((await decode(await okBytes(await compress(fixture('exif-6.upright.png'), { width: 90 })))).image, out.image)
+      expect(score, `PSNR ${score.toFixed(2)} dB against the PNG resized`).toBeGreaterThan(FLOOR)
+    })
+  }
+})
+
+describe('JPEG routes', () => {
+  it('re-encodes a JPEG that MozJPEG cannot fit in the budget instead of refusing it', async () => {
+    const source = fixture('large.jpg')
+    const res = await post(source, 'format=jpeg', TIGHT)
+    const out = await decode(await okBytes(res))
+    expect([out.image.width, out.image.height]).toEqual([1200, 750])
+    expect(Number.parseInt(res.headers.get('x-memory-estimate') ?? '', 10)).toBeLessThanOrEqual(24)
+    const score = psnr((await decode(source)).image, out.image)
+    expect(score, `PSNR ${score.toFixed(2)} dB`).toBeGreaterThan(30)
+  })
+
+  it('still refuses with 422 operation_too_large what no route fits', async () => {
+    const problem = await expectProblem(await post(fixture('large.jpg'), 'format=jpeg', { MEMORY_BUDGET_MIB: '12' }), 'operation_too_large', 422)
+    expect(problem.detail).toMatch(/MEMORY_BUDGET_MIB/)
+  })
+
+  it('keeps a downscale from a DCT-scaled decode close to the full-size decode resized', async () => {
+    const scaled = await decode(await okBytes(await post(fixture('large.jpg'), 'format=png&width=300')))
+    expect([scaled.image.width, scaled.image.height]).toEqual([300, 188])
+    // Against the full-size pixels resampled with Lanczos3 alone: measured 36.3 dB (decoded at 600x375,
+    // then the transform's 2x box and Lanczos3). Decoding straight at 300x188 scored 29.8 dB, the
+    // full-size decode with the transform's 4x box and Lanczos3 32.3 dB.
+    const full = await largePicture()
+    const reference = new ImageData(resizeRgba(full.data, 1200, 750, 300, 188, 3, false, false), 300, 188)
+    const score = psnr(reference, scaled.image)
+    expect(score, `PSNR ${score.toFixed(2)} dB`).toBeGreaterThan(34)
+  })
+
+  it('charges less memory for a downscale of a large JPEG than for its full size', async () => {
+    const full = await post(fixture('large.jpg'), 'format=png')
+    const small = await post(fixture('large.jpg'), 'format=png&width=300')
+    const mib = (res: Response) => Number.parseInt(res.headers.get('x-memory-estimate') ?? '', 10)
+    expect(mib(small)).toBeLessThan(mib(full))
+  })
+
+  for (const format of ['webp', 'jpeg'] as const) {
+    it(`answers 422 corrupt_image with libjpeg's reason for a broken JPEG going to ${format} in one pass, then serves the next`, async () => {
+      const vars = format === 'jpeg' ? TIGHT : {}
+      const problem = await expectProblem(await post(jpegWithBogusHuffmanTable(fixture('large.jpg')), `format=${format}`, vars), 'corrupt_image', 422)
+      expect(problem.detail).toMatch(/libjpeg: Bogus Huffman table definition/)
+      expect((await post(fixture('photo.jpg'), `format=${format}`)).status).toBe(200)
+    })
+  }
+})

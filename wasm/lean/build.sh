@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Rebuilds wasm/lean/lean.wasm (committed, so installing and testing never need a C toolchain).
+#
+#   bash wasm/lean/build.sh
+#
+# Sources: libjpeg-turbo 2.1.5 and libwebp 1.5.0, the release tarballs as Debian ships them, checked
+# against the SHA-256 below. Toolchain: Debian's clang 14, wasm-ld and wasi-libc (installed with apt
+# when missing and running as root). Output: a WASI "reactor" that imports its memory (so each
+# instance's maximum is set from JS) and exports the functions of lean.c.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+work="$root/.cache/lean-build"
+mirror="http://deb.debian.org/debian/pool/main"
+
+sources=(
+  "libj/libjpeg-turbo/libjpeg-turbo_2.1.5.orig.tar.gz 254f3642b04e309fee775123133c6464181addc150499561020312ec61c1bf7c"
+  "libw/libwebp/libwebp_1.5.0.orig.tar.gz 7d6fab70cf844bf6769077bd5d7a74893f8ffd4dfb42861745750c63c2a5c92c"
+)
+
+if ! command -v clang-14 >/dev/null || ! command -v wasm-ld-14 >/dev/null || [ ! -f /usr/lib/wasm32-wasi/libc.a ] || [ ! -d /usr/share/emscripten/system/include/compat ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get install -y -q --no-install-recommends clang-14 lld-14 wasi-libc libclang-rt-14-dev-wasm32 emscripten
+  else
+    echo "needs clang-14, lld-14, wasi-libc and libclang-rt-14-dev-wasm32 (Debian 12 packages)" >&2
+    exit 1
+  fi
+fi
+
+mkdir -p "$work"
+cd "$work"
+for entry in "${sources[@]}"; do
+  read -r path sum <<<"$entry"
+  file="$(basename "$path")"
+  [ -f "$file" ] || curl -fsS -o "$file" "$mirror/$path"
+  echo "$sum  $file" | sha256sum -c --quiet
+  dir="$(tar tzf "$file" | head -1 | cut -d/ -f1 || true)"
+  [ -d "$dir" ] || tar xzf "$file"
+done
+
+jpeg="$work/libjpeg-turbo-2.1.5"
+webp="$work/libwebp-1.5.0"
+
+# The headers libjpeg-turbo's CMake would generate, for an 8-bit build without SIMD, with arithmetic coding.
+sed -e 's/@JPEG_LIB_VERSION@/62/' -e 's/@VERSION@/2.1.5/' -e 's/@LIBJPEG_TURBO_VERSION_NUMBER@/2001005/' \
+    -e 's/@BITS_IN_JSAMPLE@/8/' -e 's/#cmakedefine \(MEM_SRCDST\|C_ARITH_CODING\|D_ARITH_CODING\)_SUPPORTED 1/#define \1_SUPPORTED 1/' \
+    -e 's/#cmakedefine .*//' "$jpeg/jconfig.h.in" > "$jpeg/jconfig.h"
+sed -e 's/@BUILD@/imgedge/' -e 's/@INLINE@/__inline__ __attribute__((always_inline))/' -e 's/@THREAD_LOCAL@//' \
+    -e 's/@CMAKE_PROJECT_NAME@/libjpeg-turbo/' -e 's/@VERSION@/2.1.5/' -e 's/@SIZE_T@/4/' \
+    -e 's/#cmakedefine HAVE_BUILTIN_CTZL/#define HAVE_BUILTIN_CTZL/' -e 's/#cmakedefine .*//' \
+    "$jpeg/jconfigint.h.in" > "$jpeg/jconfigint.h"
+sed -e 's/@COPYRIGHT_YEAR@/2023/' "$jpeg/jversion.h.in" > "$jpeg/jversion.h"
+
+jpeg_sources="jcapimin jcapistd jccoefct jccolor jcdctmgr jchuff jcicc jcinit jcmainct jcmarker jcmaster
+  jcomapi jcparam jcphuff jcprepct jcsample jdapimin jdapistd jdatadst jdatasrc jdcoefct jdcolor jddctmgr
+  jdhuff jdicc jdinput jdmainct jdmarker jdmaster jdmerge jdphuff jdpostct jdsample jerror jfdctint
+  jidctint jidctred jutils jmemmgr jmemnobs jsimd_none jquant1 jquant2 jfdctflt jfdctfst jidctflt jidctfst jaricom jcarith jdarith"
+# libwebp's SSE2 code, compiled to WebAssembly SIMD through Emscripten's SSE2 headers (which map each
+# intrinsic onto wasm_simd128.h); EMSCRIPTEN makes libwebp's CPU check report SSE2 on wasm.
+compat=/usr/share/emscripten/system/include/compat
+flags=(--target=wasm32-wasi --sysroot=/usr -O3 -msimd128 -flto -DNDEBUG -Wno-everything -ffunction-sections -fdata-sections)
+sse="$work/sse"
+mkdir -p "$sse"
+for header in xmmintrin.h emmintrin.h; do ln -sf "$compat/$header" "$sse/$header"; done
+webp_flags=(-I"$sse" -I"$webp" -I"$webp/src" -D__SSE__ -D__SSE2__ -DEMSCRIPTEN)
+
+objects="$work/obj"
+rm -rf "$objects"
+mkdir -p "$objects"
+jobs=()
+for name in $jpeg_sources; do jobs+=("$jpeg/$name.c|-I$jpeg"); done
+for dir in src/enc src/dsp src/utils sharpyuv; do
+  for f in "$webp/$dir"/*.c; do
+    case "$f" in *_neon.c|*_sse41.c|*_mips*.c|*_msa.c|*_avx2.c) continue ;; esac
+    jobs+=("$f|${webp_flags[*]}")
+  done
+done
+jobs+=("$here/lean.c|-I$jpeg ${webp_flags[*]}")
+printf '%s\n' "${jobs[@]}" | xargs -P "$(nproc)" -I{} bash -c '
+  src="${1%%|*}"; extra="${1#*|}"
+  out="$2/$(echo "$src" | tr / _).o"
+  clang-14 '"${flags[*]}"' $extra -c "$src" -o "$out"' _ {} "$objects"
+
+# Linked by wasm-ld itself: the clang driver would run any wasm-opt on PATH (Emscripten's is) without
+# the SIMD feature flag, and fail.
+wasm-ld-14 --no-entry --import-memory --initial-memory=1048576 -z stack-size=262144 \
+  --gc-sections --strip-all --lto-O3 --export=_initialize \
+  /usr/lib/wasm32-wasi/crt1-reactor.o "$objects"/*.o \
+  -L/usr/lib/wasm32-wasi -lc /usr/lib/llvm-14/lib/clang/14.0.6/lib/wasi/libclang_rt.builtins-wasm32.a \
+  -o "$here/lean.wasm"
+# The binary carries both libraries: their licence texts go with it.
+mkdir -p "$here/licenses"
+cp "$jpeg/LICENSE.md" "$here/licenses/libjpeg-turbo-LICENSE.md"
+cp "$jpeg/README.ijg" "$here/licenses/libjpeg-turbo-README.ijg"
+cp "$webp/COPYING" "$here/licenses/libwebp-COPYING"
+cp "$webp/PATENTS" "$here/licenses/libwebp-PATENTS"
+ls -l "$here/lean.wasm"

@@ -1,0 +1,355 @@
+/*
+ * imgedge's lean JPEG/WebP codec: libjpeg-turbo and libwebp in one WebAssembly module, driven row by
+ * row so that a large photo never exists as a whole RGBA buffer.
+ *
+ * Why it exists (docs/memory.md): the one-shot jSquash codecs hold a decoded 12 MP photo several times
+ * over (decoder memory, the RGBA copy handed to JS, the encoder's copy of it, the encoder's own
+ * planes), 240-310 MiB, while a Worker isolate has 128 MB. Here:
+ *   - decoding can scale by N/8 in the DCT (libjpeg's scaled IDCT), so a downscale starts small;
+ *   - JPEG -> WebP writes decoded rows straight into the encoder's YUV 4:2:0 planes (1.5 B/px);
+ *   - JPEG -> JPEG streams rows from the decompressor into the compressor when nothing turns the image;
+ *   - the EXIF orientation is applied while rows are written, never as a second pass over a copy.
+ *
+ * One instance serves one request and is then dropped (wasm/lean.ts), so the state below is global,
+ * and an error does not unwind: `fail` (a JS import) throws, and the instance is abandoned.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jpeglib.h"
+#include "src/dsp/yuv.h"
+#include "src/webp/encode.h"
+
+#define EXPORT(name) __attribute__((export_name(#name)))
+
+__attribute__((import_module("env"), import_name("fail"), noreturn)) void js_fail(const char *message, size_t length);
+
+static void fail(const char *message) { js_fail(message, strlen(message)); }
+
+/* ---------------------------------------------------------------- errors */
+
+static void on_jpeg_error(j_common_ptr cinfo) {
+  char message[JMSG_LENGTH_MAX];
+  (*cinfo->err->format_message)(cinfo, message);
+  fail(message);
+}
+
+/* Warnings (premature end of data, extraneous bytes) are not fatal, as in every libjpeg program. */
+static void on_jpeg_message(j_common_ptr cinfo) { (void)cinfo; }
+
+static struct jpeg_error_mgr errors;
+
+static struct jpeg_error_mgr *error_manager(void) {
+  jpeg_std_error(&errors);
+  errors.error_exit = on_jpeg_error;
+  errors.output_message = on_jpeg_message;
+  return &errors;
+}
+
+/* ---------------------------------------------------------------- buffers shared with JS */
+
+EXPORT(lean_alloc) void *lean_alloc(size_t size) {
+  void *p = malloc(size);
+  if (!p) fail("out of memory");
+  return p;
+}
+
+EXPORT(lean_free) void lean_free(void *p) { free(p); }
+
+static uint8_t *output;
+static size_t output_size;
+
+EXPORT(lean_output) uint8_t *lean_output(void) { return output; }
+EXPORT(lean_output_size) size_t lean_output_size(void) { return output_size; }
+
+/* ---------------------------------------------------------------- orientation */
+
+/*
+ * Where source pixel (sx, sy) of a w x h image lands in the upright image, for EXIF orientation
+ * 1-8: x' = x0 + sx*xx + sy*xy, y' = y0 + sx*yx + sy*yy. Orientations 5-8 swap width and height.
+ */
+typedef struct {
+  int x0, xx, xy, y0, yx, yy;
+  int width, height; /* upright */
+} Placement;
+
+static Placement placement(int orientation, int w, int h) {
+  Placement p;
+  switch (orientation) {
+    case 2: p = (Placement){w - 1, -1, 0, 0, 0, 1, w, h}; break;
+    case 3: p = (Placement){w - 1, -1, 0, h - 1, 0, -1, w, h}; break;
+    case 4: p = (Placement){0, 1, 0, h - 1, 0, -1, w, h}; break;
+    case 5: p = (Placement){0, 0, 1, 0, 1, 0, h, w}; break;
+    case 6: p = (Placement){h - 1, 0, -1, 0, 1, 0, h, w}; break;
+    case 7: p = (Placement){h - 1, 0, -1, w - 1, -1, 0, h, w}; break;
+    case 8: p = (Placement){0, 0, 1, w - 1, -1, 0, h, w}; break;
+    default: p = (Placement){0, 1, 0, 0, 0, 1, w, h}; break;
+  }
+  return p;
+}
+
+static int transposes(int orientation) { return orientation >= 5 && orientation <= 8; }
+
+/* ---------------------------------------------------------------- decoder */
+
+static struct jpeg_decompress_struct in;
+static int in_open;
+
+/**
+ * Read the header of `len` bytes of JPEG at `data` (which must stay alive while decoding). Returns
+ * the number of colour components (1 gray, 3 YCbCr/RGB, 4 CMYK/YCCK); width/height via jd_width/jd_height.
+ */
+EXPORT(jd_open) int jd_open(const uint8_t *data, size_t len) {
+  in.err = error_manager();
+  jpeg_create_decompress(&in);
+  in_open = 1;
+  jpeg_mem_src(&in, data, len);
+  jpeg_read_header(&in, TRUE);
+  return in.num_components;
+}
+
+/**
+ * Choose the output scale (scale_eighths/8, 1-8; libjpeg's scaled inverse DCT) and the colour
+ * space, 1 = gray (gray sources only), 3 = RGB or 4 = RGBA, and start decompressing. The scaled size: jd_width/jd_height.
+ */
+EXPORT(jd_start) void jd_start(int scale_eighths, int channels) {
+  if (in.num_components == 4) fail("CMYK JPEG");
+  in.scale_num = (unsigned)scale_eighths;
+  in.scale_denom = 8;
+  in.out_color_space = channels == 4 ? JCS_EXT_RGBA : channels == 3 ? JCS_RGB : JCS_GRAYSCALE;
+  in.dct_method = JDCT_ISLOW;
+  jpeg_start_decompress(&in);
+}
+
+EXPORT(jd_width) int jd_width(void) { return (int)(in.output_width ? in.output_width : in.image_width); }
+EXPORT(jd_height) int jd_height(void) { return (int)(in.output_height ? in.output_height : in.image_height); }
+
+static void jd_finish(void) {
+  jpeg_finish_decompress(&in);
+  jpeg_destroy_decompress(&in);
+  in_open = 0;
+}
+
+/**
+ * Decode the whole (started) image into a new upright buffer of `channels` bytes per pixel and return
+ * it; JS reads it in place. The one full-size copy of the pixels.
+ */
+EXPORT(jd_decode) uint8_t *jd_decode(int orientation) {
+  const int w = (int)in.output_width, h = (int)in.output_height, c = in.output_components;
+  const Placement p = placement(orientation, w, h);
+  uint8_t *pixels = lean_alloc((size_t)w * h * c);
+  if (p.x0 == 0 && p.xx == 1 && p.xy == 0 && p.y0 == 0 && p.yx == 0 && p.yy == 1) {
+    while (in.output_scanline < in.output_height) {
+      JSAMPROW row = pixels + (size_t)in.output_scanline * w * c;
+      jpeg_read_scanlines(&in, &row, 1);
+    }
+  } else {
+    JSAMPROW row = lean_alloc((size_t)w * c);
+    for (int sy = 0; sy < h; sy++) {
+      jpeg_read_scanlines(&in, &row, 1);
+      for (int sx = 0; sx < w; sx++) {
+        const int x = p.x0 + sx * p.xx + sy * p.xy, y = p.y0 + sx * p.yx + sy * p.yy;
+        memcpy(pixels + ((size_t)y * p.width + x) * c, row + (size_t)sx * c, (size_t)c);
+      }
+    }
+    free(row);
+  }
+  jd_finish();
+  return pixels;
+}
+
+/* ---------------------------------------------------------------- JPEG -> WebP */
+
+static WebPPicture picture;
+
+/*
+ * Chroma of one line of 2x2 cells, summed over the up to four pixels of each cell. Rows arrive in
+ * source order; a line of cells is complete when the next row belongs to the next line (x' pairs
+ * when the orientation transposes, y' pairs otherwise).
+ */
+typedef struct {
+  uint32_t *r, *g, *b;
+  uint8_t *count;
+  int cells, line;
+} ChromaLine;
+
+static void flush_chroma(ChromaLine *acc, int transposed) {
+  if (acc->line < 0) return;
+  for (int i = 0; i < acc->cells; i++) {
+    const int n = acc->count[i];
+    if (!n) continue;
+    /* VP8RGBToU/V take sums of four pixels. */
+    const int r = (int)(acc->r[i] * 4 / n), g = (int)(acc->g[i] * 4 / n), b = (int)(acc->b[i] * 4 / n);
+    const int cx = transposed ? acc->line : i, cy = transposed ? i : acc->line;
+    picture.u[cy * picture.uv_stride + cx] = (uint8_t)VP8RGBToU(r, g, b, YUV_HALF << 2);
+    picture.v[cy * picture.uv_stride + cx] = (uint8_t)VP8RGBToV(r, g, b, YUV_HALF << 2);
+  }
+  memset(acc->r, 0, acc->cells * sizeof *acc->r);
+  memset(acc->g, 0, acc->cells * sizeof *acc->g);
+  memset(acc->b, 0, acc->cells * sizeof *acc->b);
+  memset(acc->count, 0, acc->cells);
+  acc->line = -1;
+}
+
+/**
+ * Decode the (started, RGB) image into the encoder's YUV 4:2:0 planes, upright. The decode step of
+ * JPEG -> WebP; the RGB data only ever exists one row at a time.
+ */
+EXPORT(jd_to_yuv) void jd_to_yuv(int orientation) {
+  const int w = (int)in.output_width, h = (int)in.output_height;
+  const Placement p = placement(orientation, w, h);
+  const int transposed = transposes(orientation);
+  if (!WebPPictureInit(&picture)) fail("libwebp version mismatch");
+  picture.use_argb = 0;
+  picture.colorspace = WEBP_YUV420;
+  picture.width = p.width;
+  picture.height = p.height;
+  if (!WebPPictureAlloc(&picture)) fail("out of memory");
+
+  ChromaLine acc;
+  acc.cells = transposed ? (p.height + 1) / 2 : (p.width + 1) / 2;
+  acc.r = lean_alloc(acc.cells * sizeof *acc.r);
+  acc.g = lean_alloc(acc.cells * sizeof *acc.g);
+  acc.b = lean_alloc(acc.cells * sizeof *acc.b);
+  acc.count = lean_alloc(acc.cells);
+  acc.line = 0;
+  flush_chroma(&acc, transposed);
+
+  JSAMPROW row = lean_alloc((size_t)w * 3);
+  for (int sy = 0; sy < h; sy++) {
+    jpeg_read_scanlines(&in, &row, 1);
+    for (int sx = 0; sx < w; sx++) {
+      const int x = p.x0 + sx * p.xx + sy * p.xy, y = p.y0 + sx * p.yx + sy * p.yy;
+      const int line = transposed ? x >> 1 : y >> 1, cell = transposed ? y >> 1 : x >> 1;
+      if (line != acc.line) {
+        flush_chroma(&acc, transposed);
+        acc.line = line;
+      }
+      const uint8_t *rgb = row + (size_t)sx * 3;
+      picture.y[y * picture.y_stride + x] = (uint8_t)VP8RGBToY(rgb[0], rgb[1], rgb[2], YUV_HALF);
+      acc.r[cell] += rgb[0];
+      acc.g[cell] += rgb[1];
+      acc.b[cell] += rgb[2];
+      acc.count[cell]++;
+    }
+  }
+  flush_chroma(&acc, transposed);
+  free(row);
+  free(acc.r);
+  free(acc.g);
+  free(acc.b);
+  free(acc.count);
+  jd_finish();
+}
+
+static WebPMemoryWriter writer;
+
+/**
+ * Encode the picture jd_to_yuv or webp_encode_rgba filled: quality 0-100, method 0-6. low_memory turns off
+ * libwebp's token buffer (the encoder then keeps about 0.06 B/px of its own). Returns the size;
+ * the bytes are at lean_output().
+ */
+EXPORT(webp_encode) size_t webp_encode(float quality, int method, int low_memory, int lossless) {
+  WebPConfig config;
+  if (!WebPConfigInit(&config)) fail("libwebp version mismatch");
+  config.lossless = lossless;
+  config.quality = quality;
+  config.method = method;
+  config.low_memory = low_memory;
+  if (!WebPValidateConfig(&config)) fail("invalid WebP settings");
+  WebPMemoryWriterInit(&writer);
+  picture.writer = WebPMemoryWrite;
+  picture.custom_ptr = &writer;
+  if (!WebPEncode(&config, &picture)) fail(picture.error_code == VP8_ENC_ERROR_OUT_OF_MEMORY ? "out of memory" : "WebP encoding failed");
+  WebPPictureFree(&picture);
+  output = writer.mem;
+  output_size = writer.size;
+  return output_size;
+}
+
+/**
+ * Encode `width` x `height` RGBA pixels at `rgba` (allocated with lean_alloc; freed here as soon as
+ * they are in the encoder's own planes: YUV 4:2:0 plus alpha for lossy, ARGB for lossless) as WebP.
+ * Lossy: quality 0-100; lossless: quality is the compression effort 0-100. Returns the size.
+ */
+EXPORT(webp_encode_rgba) size_t webp_encode_rgba(uint8_t *rgba, int width, int height, float quality, int method, int lossless, int low_memory) {
+  if (!WebPPictureInit(&picture)) fail("libwebp version mismatch");
+  picture.width = width;
+  picture.height = height;
+  picture.use_argb = lossless;
+  if (!WebPPictureImportRGBA(&picture, rgba, width * 4)) fail("out of memory");
+  free(rgba);
+  return webp_encode(quality, method, low_memory, lossless);
+}
+
+/* ---------------------------------------------------------------- JPEG encoder */
+
+static struct jpeg_compress_struct out;
+static unsigned long out_size;
+
+static void start_compress(int width, int height, int components, J_COLOR_SPACE space, int quality, int progressive, int optimize) {
+  out.err = error_manager();
+  jpeg_create_compress(&out);
+  output = NULL;
+  out_size = 0;
+  jpeg_mem_dest(&out, &output, &out_size);
+  out.image_width = (JDIMENSION)width;
+  out.image_height = (JDIMENSION)height;
+  out.input_components = components;
+  out.in_color_space = space;
+  jpeg_set_defaults(&out);
+  jpeg_set_quality(&out, quality, TRUE);
+  out.optimize_coding = optimize ? TRUE : FALSE;
+  out.dct_method = JDCT_ISLOW;
+  if (progressive) jpeg_simple_progression(&out);
+  jpeg_start_compress(&out, TRUE);
+}
+
+static size_t finish_compress(void) {
+  jpeg_finish_compress(&out);
+  jpeg_destroy_compress(&out);
+  output_size = out_size;
+  return output_size;
+}
+
+/**
+ * Encode `width` x `height` pixels of `channels` (1 gray, 3 RGB, 4 RGBA with the alpha ignored) bytes each,
+ * at `pixels`, as JPEG (libjpeg-turbo, 4:2:0, standard tables). Returns the size.
+ */
+EXPORT(jpeg_encode) size_t jpeg_encode(const uint8_t *pixels, int width, int height, int channels, int quality, int progressive, int optimize) {
+  const J_COLOR_SPACE space = channels == 4 ? JCS_EXT_RGBA : channels == 3 ? JCS_RGB : JCS_GRAYSCALE;
+  start_compress(width, height, channels, space, quality, progressive, optimize);
+  while (out.next_scanline < out.image_height) {
+    JSAMPROW row = (JSAMPROW)(pixels + (size_t)out.next_scanline * width * channels);
+    jpeg_write_scanlines(&out, &row, 1);
+  }
+  return finish_compress();
+}
+
+/**
+ * Re-encode the (started, RGB) image as JPEG, upright. Without a turn, rows stream from the
+ * decompressor into the compressor; with one, the decoded image is held once (3 B/px) and read in
+ * upright order. A grayscale source stays grayscale.
+ */
+EXPORT(jd_to_jpeg) size_t jd_to_jpeg(int orientation, int quality, int progressive, int optimize) {
+  const int w = (int)in.output_width, h = (int)in.output_height, c = in.output_components;
+  const Placement p = placement(orientation, w, h);
+  if (orientation > 1 && orientation <= 8) {
+    uint8_t *pixels = jd_decode(orientation);
+    size_t size = jpeg_encode(pixels, p.width, p.height, c, quality, progressive, optimize);
+    free(pixels);
+    return size;
+  }
+  start_compress(w, h, c, c == 1 ? JCS_GRAYSCALE : JCS_RGB, quality, progressive, optimize);
+  JSAMPROW row = lean_alloc((size_t)w * c);
+  while (in.output_scanline < in.output_height) {
+    jpeg_read_scanlines(&in, &row, 1);
+    jpeg_write_scanlines(&out, &row, 1);
+  }
+  free(row);
+  jd_finish();
+  return finish_compress();
+}
