@@ -50,7 +50,7 @@ async function loadCodecs(root) {
 const WORKER_JPEG = { progressive: true, optimize_coding: true, trellis_multipass: false }
 export const MOZJPEG_VARIANTS = [
   ['as the worker (effort 4: progressive, trellis, quant table 3)', {}],
-  ['baseline, as effort 0-2', { progressive: false }],
+  ['baseline (MozJPEG; effort 0-2 is now libjpeg-turbo)', { progressive: false }],
   ['multipass trellis, as effort 8-9', { trellis_multipass: true }],
   ['quant table 0 (JPEG Annex K, as libjpeg-turbo)', { quant_table: 0 }],
   ['quant table 2 (tuned for MS-SSIM)', { quant_table: 2 }],

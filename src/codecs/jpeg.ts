@@ -16,7 +16,7 @@ export const jpeg: Codec = {
   orientsItself: true,
   options: {
     quality: qualityOption(80),
-    effort: effortOption(4, 'MozJPEG: 0-2 baseline, 3-7 progressive with trellis quantisation, 8-9 adds multipass trellis.'),
+    effort: effortOption(4, 'libjpeg-turbo at 0-2 (baseline, optimised Huffman tables: fast, as sharp\'s default); MozJPEG at 3-7 (progressive, trellis quantisation: smaller files, about 10x the time) and 8-9 (adds multipass trellis). Where MozJPEG does not fit the memory budget, libjpeg-turbo progressive.'),
   },
   async decode(bytes, header, scaleEighths = 8) {
     // libjpeg-turbo, scaled in the DCT when the output is smaller, oriented while rows are written;

@@ -15,15 +15,20 @@ import { orient } from './transform'
  */
 export async function decodeImage(bytes: Uint8Array, header: ImageHeader, scaleEighths = 8): Promise<ImageData> {
   const codec = CODECS[header.format]
-  if (header.truncated) {
-    throw new ApiError('corrupt_image', `The ${header.format} data is truncated: it ends before the end-of-image marker.`)
-  }
+  refuseTruncated(header)
   try {
     const image = await codec.decode!(bytes, header, scaleEighths)
     if (image.width <= 0 || image.height <= 0) throw new DecodeFailure('empty image')
     return codec.orientsItself ? image : orient(image, header.orientation)
   } catch (error) {
     throw new ApiError('corrupt_image', `The ${header.format} image could not be decoded: ${reason(error)}.`)
+  }
+}
+
+/** Decoders grey-fill what is missing from a cut-off JPEG; the sniffer saw it end early, so refuse it. */
+function refuseTruncated(header: ImageHeader): void {
+  if (header.truncated) {
+    throw new ApiError('corrupt_image', `The ${header.format} data is truncated: it ends before the end-of-image marker.`)
   }
 }
 
@@ -83,6 +88,7 @@ export async function transcode(
   settings: EncodeSettings,
   clock: Stopwatch,
 ): Promise<{ output: Uint8Array; decodeMs: number; encodeMs: number }> {
+  refuseTruncated(header)
   const cap = decoderMemoryCap()
   const lean = leanCodec(cap)
   const run = <T>(step: () => T): T => {

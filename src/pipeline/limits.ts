@@ -72,7 +72,8 @@ export interface ConversionPlan {
  * JPEG that keeps its size and becomes a lossy WebP, or a JPEG too large for MozJPEG's one-shot
  * encoder within the memory budget, goes through the lean codec in one pass; everything else through
  * RGBA pixels, a JPEG decoded at a DCT scale chosen for the resize (see decodeScale). MozJPEG is kept
- * wherever it fits: it makes smaller files than libjpeg-turbo at the same quality.
+ * wherever it fits, from effort 3: it makes smaller files than libjpeg-turbo at the same quality;
+ * effort 0-2 asks for libjpeg-turbo's speed.
  *
  * @example
  * planConversion(header, 'webp', planGeometry(4032, 3024, {}), settings, limits).route // 'jpeg-to-webp'
@@ -94,15 +95,17 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
   const fits = (plan: ConversionPlan) => estimateMiB(plan) <= limits.memoryBudgetMiB
   const turned = header.orientation >= 5 && header.orientation <= 8
   const sameSize = isIdentity(geometry, turned ? header.height : header.width, turned ? header.width : header.height)
+  // Effort 0-2 asks for speed: libjpeg-turbo, as sharp's default JPEG, instead of MozJPEG's trellis.
+  const fast = format === 'jpeg' && settings.effort <= 2
   if (header.format === 'jpeg' && sameSize) {
     if (format === 'webp' && !settings.lossless) return { ...at(8), route: 'jpeg-to-webp' }
-    if (format === 'jpeg' && !fits(at(8))) return { ...at(8), route: 'jpeg-to-jpeg' }
+    if (format === 'jpeg' && (fast || !fits(at(8)))) return { ...at(8), route: 'jpeg-to-jpeg' }
   }
   // A JPEG downscale: the DCT scale that leaves Lanczos3 a factor of two or, when that does not fit
   // the budget, smaller ones down to the output size itself; at each, MozJPEG before libjpeg-turbo.
   const [first, last] = header.format === 'jpeg' && !sameSize ? [decodeScale(geometry, 2), decodeScale(geometry, 1)] : [8, 8]
   for (let scale = first; scale >= last; scale--) {
-    if (fits(at(scale))) return at(scale)
+    if (!fast && fits(at(scale))) return at(scale)
     if (format === 'jpeg' && fits(at(scale, true))) return at(scale, true)
   }
   return at(last, format === 'jpeg')

@@ -92,6 +92,19 @@ describe('JPEG routes', () => {
     expect(score, `PSNR ${score.toFixed(2)} dB`).toBeGreaterThan(30)
   })
 
+  it('writes a baseline libjpeg-turbo JPEG at effort 0-2, a smaller progressive MozJPEG one at effort 4', async () => {
+    const source = fixture('large.jpg')
+    const sof = (jpeg: Uint8Array) => jpeg.findIndex((byte, i) => byte === 0xff && (jpeg[i + 1] === 0xc0 || jpeg[i + 1] === 0xc2))
+    for (const query of ['format=jpeg&effort=2&quality=70', 'format=jpeg&effort=0&quality=70&width=600']) {
+      const fast = await okBytes(await post(source, query))
+      expect(fast[sof(fast) + 1], query).toBe(0xc0)
+      const careful = await okBytes(await post(source, query.replace(/effort=\d/, 'effort=4')))
+      expect(careful[sof(careful) + 1], query).toBe(0xc2)
+      expect(careful.length, query).toBeLessThan(fast.length)
+      expect(psnr((await decode(fast)).image, (await decode(careful)).image), query).toBeGreaterThan(30)
+    }
+  })
+
   it('still refuses with 422 operation_too_large what no route fits', async () => {
     const problem = await expectProblem(await post(fixture('large.jpg'), 'format=jpeg', { MEMORY_BUDGET_MIB: '12' }), 'operation_too_large', 422)
     expect(problem.detail).toMatch(/MEMORY_BUDGET_MIB/)
@@ -117,6 +130,13 @@ describe('JPEG routes', () => {
   })
 
   for (const format of ['webp', 'jpeg'] as const) {
+    it(`answers 422 corrupt_image for a truncated JPEG going to ${format} in one pass`, async () => {
+      const vars = format === 'jpeg' ? TIGHT : {}
+      const source = fixture('large.jpg')
+      const problem = await expectProblem(await post(source.slice(0, source.length >> 1), `format=${format}`, vars), 'corrupt_image', 422)
+      expect(problem.detail).toMatch(/truncated/)
+    })
+
     it(`answers 422 corrupt_image with libjpeg's reason for a broken JPEG going to ${format} in one pass, then serves the next`, async () => {
       const vars = format === 'jpeg' ? TIGHT : {}
       const problem = await expectProblem(await post(jpegWithBogusHuffmanTable(fixture('large.jpg')), `format=${format}`, vars), 'corrupt_image', 422)
