@@ -681,12 +681,15 @@ function targetsOf(data) {
     rows.push([`Cold start adds < 50 ms: JPEG → ${format.toUpperCase()}, 1 MP`, added === null ? 'not measured' : added < 50 ? 'met' : '**not met**', c ? `${sign(added)} (first ${dur(c.firstMs)}, then ${spread(c.warmMs)} ms)` : '–'])
   }
   const twelve = memoryRows(data).filter((m) => m.mp > 10 && m.growthMiB !== null)
+  const refused12 = data.cold.filter((c) => c.input === 'jpeg:12' && c.status === 422).map((c) => c.output.toUpperCase())
   if (twelve.length) {
     const over = twelve.filter((m) => m.growthMiB > ISOLATE_MIB)
     const fromDoc = twelve.some((m) => !m.source.startsWith('this run'))
     const budget = data.meta.defaultBudgetMiB
     const verdict = (m) => (budget && m.estimateMiB !== null && m.estimateMiB !== undefined && m.estimateMiB > budget ? ' refused by default (422)' : '')
-    rows.push([`12 MP photo with peak memory < ${ISOLATE_MIB} MiB, every output format`, over.length ? `**not met** for ${over.map((m) => m.output.toUpperCase()).join(', ')}` : 'met', `${twelve.map((m) => `${m.output.toUpperCase()} ${fmt(m.growthMiB, 0)} MiB${verdict(m)}`).join(', ')}${fromDoc ? ' (some from the last `npm run memory`)' : ''}`])
+    const status = over.length ? `**not met** for ${over.map((m) => m.output.toUpperCase()).join(', ')}` : refused12.length ? `met where allowed; ${refused12.join(', ')} refused` : 'met'
+    const refusedText = refused12.length ? `; ${refused12.join(', ')}: refused with 422 operation_too_large by the memory budget, never run over it` : ''
+    rows.push([`12 MP photo with peak memory < ${ISOLATE_MIB} MiB, every output format`, status, `${twelve.map((m) => `${m.output.toUpperCase()} ${fmt(m.growthMiB, 0)} MiB${verdict(m)}`).join(', ')}${fromDoc ? ' (some from the last `npm run memory`)' : ''}${refusedText}`])
   }
   return rows
 }
