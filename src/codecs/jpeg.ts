@@ -1,9 +1,9 @@
 import { defaultOptions } from '@jsquash/jpeg/meta.js'
-import { jpegEncoder, leanCodec, LeanFailure, MemoryCap } from '../../wasm'
-import { type Codec, capped, DecodeFailure, decoderMemoryCap, effortOption, qualityOption } from './types'
+import { jpegEncoder, leanCodec, LeanFailure, type LeanJpegSettings } from '../../wasm'
+import { type Codec, capped, DecodeFailure, decoderMemoryCap, type EncodeSettings, effortOption, encoderMemoryCap, qualityOption } from './types'
 
-/** An encoder's memory is bounded by the plan's estimate, not by the input; this only stops a runaway. */
-export const ENCODER_MEMORY_CAP = 1024 * 1024 * 1024
+/** libjpeg-turbo's settings for the common ones: progressive from effort 3, Huffman tables always optimised. */
+export const turboJpegSettings = ({ quality, effort }: EncodeSettings): LeanJpegSettings => ({ quality, progressive: effort >= 3, optimize: true })
 
 export const jpeg: Codec = {
   id: 'jpeg',
@@ -31,8 +31,9 @@ export const jpeg: Codec = {
       }),
     )
   },
-  async encode(image, { quality, effort, turbo }) {
-    if (turbo) return leanCodec(new MemoryCap(ENCODER_MEMORY_CAP)).encodeJpeg(image, { quality, progressive: effort >= 3, optimize: true })
+  async encode(image, settings) {
+    const { quality, effort, turbo } = settings
+    if (turbo) return leanCodec(encoderMemoryCap()).encodeJpeg(image, turboJpegSettings(settings))
     const encoder = await jpegEncoder()
     const out = encoder.encode(image.data, image.width, image.height, {
       ...defaultOptions,

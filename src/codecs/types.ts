@@ -100,6 +100,9 @@ export function decoderMemoryCap(): MemoryCap {
   return new MemoryCap(limitsOf(env).memoryBudgetMiB * 1024 * 1024)
 }
 
+/** An encoder's memory is bounded by the plan's estimate, not by its input; this cap only stops a runaway. */
+export const encoderMemoryCap = (): MemoryCap => new MemoryCap(1024 * 1024 * 1024)
+
 /** Run a capped decode; if it fails after running into the cap, say so instead of "could not be decoded". */
 export function capped<T>(cap: MemoryCap, header: ImageHeader, decode: () => T): T {
   try {

@@ -1,13 +1,15 @@
-import { leanCodec, MemoryCap, webpDecoder } from '../../wasm'
-import { ENCODER_MEMORY_CAP } from './jpeg'
+import { leanCodec, webpDecoder } from '../../wasm'
 import { firstFrame, onCanvas } from './webp-frame'
-import { type Codec, capped, decodedOrThrow, decoderMemoryCap, effortOption, losslessOption, qualityOption } from './types'
+import { type Codec, capped, decodedOrThrow, decoderMemoryCap, effortOption, encoderMemoryCap, losslessOption, qualityOption } from './types'
 
 /**
  * libwebp's low_memory mode (no token buffer) from here up: docs/memory.md measured about 17 MiB less
  * peak at 12 MP (241 against 258 MiB), for about twice the encode time at method 4.
  */
 export const WEBP_LOW_MEMORY_PIXELS = 4_000_000
+
+/** libwebp's method (0-6) for the service's effort (0-9). */
+export const webpMethod = (effort: number): number => Math.min(6, effort)
 
 export const webp: Codec = {
   id: 'webp',
@@ -31,9 +33,9 @@ export const webp: Codec = {
   },
   async encode(image, { quality, lossless, effort }) {
     // libwebp in the lean codec (its JPEG route fills the same encoder's planes from decoded rows).
-    return leanCodec(new MemoryCap(ENCODER_MEMORY_CAP)).encodeWebpRgba(image, {
+    return leanCodec(encoderMemoryCap()).encodeWebpRgba(image, {
       quality: lossless ? Math.min(100, effort * 11) : quality,
-      method: Math.min(6, effort),
+      method: webpMethod(effort),
       lossless,
       lowMemory: image.width * image.height > WEBP_LOW_MEMORY_PIXELS,
     })

@@ -1,6 +1,7 @@
 import { leanCodec } from '../../wasm'
-import { jpegFailure } from '../codecs/jpeg'
+import { jpegFailure, turboJpegSettings } from '../codecs/jpeg'
 import { CODECS, type FormatId, type OutputFormat } from '../codecs/registry'
+import { webpMethod } from '../codecs/webp'
 import { capped, DecodeFailure, decoderMemoryCap, type EncodeSettings } from '../codecs/types'
 import { ApiError } from '../errors'
 import type { Stopwatch } from '../lib/stopwatch'
@@ -21,8 +22,13 @@ export async function decodeImage(bytes: Uint8Array, header: ImageHeader, scaleE
     if (image.width <= 0 || image.height <= 0) throw new DecodeFailure('empty image')
     return codec.orientsItself ? image : orient(image, header.orientation)
   } catch (error) {
-    throw new ApiError('corrupt_image', `The ${header.format} image could not be decoded: ${reason(error)}.`)
+    throw undecodable(header, error)
   }
+}
+
+/** The public 422 for a decoder that failed on the input. */
+function undecodable(header: ImageHeader, error: unknown): ApiError {
+  return new ApiError('corrupt_image', `The ${header.format} image could not be decoded: ${reason(error)}.`)
 }
 
 /** Decoders grey-fill what is missing from a cut-off JPEG; the sniffer saw it end early, so refuse it. */
@@ -95,7 +101,7 @@ export async function transcode(
     try {
       return capped(cap, header, () => jpegFailure(step))
     } catch (error) {
-      throw new ApiError('corrupt_image', `The jpeg image could not be decoded: ${reason(error)}.`)
+      throw undecodable(header, error)
     }
   }
   const { components } = run(() => lean.openJpeg(bytes))
@@ -105,13 +111,13 @@ export async function transcode(
       lean.decodeToYuv(header.orientation)
     })
     const decodeMs = await clock.lap()
-    const output = run(() => lean.encodeWebp(settings.quality, Math.min(6, settings.effort), false))
+    const output = run(() => lean.encodeWebp(settings.quality, webpMethod(settings.effort), false))
     return { output, decodeMs, encodeMs: await clock.lap() }
   }
   const decodeMs = await clock.lap()
   const output = run(() => {
     lean.start(8, components === 1 ? 1 : 3) // a grey JPEG stays grey
-    return lean.transcodeJpeg(header.orientation, { quality: settings.quality, progressive: settings.effort >= 3, optimize: true })
+    return lean.transcodeJpeg(header.orientation, turboJpegSettings(settings))
   })
   return { output, decodeMs, encodeMs: await clock.lap() }
 }

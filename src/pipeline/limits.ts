@@ -2,7 +2,7 @@ import type { FormatId, OutputFormat } from '../codecs/registry'
 import type { EncodeSettings } from '../codecs/types'
 import type { Limits } from '../env'
 import { ApiError } from '../errors'
-import type { ImageHeader } from './sniff'
+import { type ImageHeader, uprightSize } from './sniff'
 import { decodeScale, type Geometry, isIdentity } from './transform'
 
 /**
@@ -93,8 +93,8 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
     resized: resize.width !== crop.width || resize.height !== crop.height,
   })
   const fits = (plan: ConversionPlan) => estimateMiB(plan) <= limits.memoryBudgetMiB
-  const turned = header.orientation >= 5 && header.orientation <= 8
-  const sameSize = isIdentity(geometry, turned ? header.height : header.width, turned ? header.width : header.height)
+  const upright = uprightSize(header)
+  const sameSize = isIdentity(geometry, upright.width, upright.height)
   // Effort 0-2 asks for speed: libjpeg-turbo, as sharp's default JPEG, instead of MozJPEG's trellis.
   const fast = format === 'jpeg' && settings.effort <= 2
   if (header.format === 'jpeg' && sameSize) {

@@ -250,6 +250,11 @@ export function detectFormat(bytes: Uint8Array): InputFormat | 'svg' | 'other' |
   return undefined
 }
 
+/** The size the image has once its orientation is applied: 5-8 swap width and height. */
+export function uprightSize({ width, height, orientation }: ImageHeader): { width: number; height: number } {
+  return orientation >= 5 ? { width: height, height: width } : { width, height }
+}
+
 /**
  * Read the header of a supported image without decoding pixels.
  *

@@ -6,7 +6,7 @@ import { checkInput, checkPlan, planConversion } from '../pipeline/limits'
 import { chooseFormat } from '../pipeline/negotiate'
 import { parseRequest } from '../pipeline/parse'
 import { type Outcome, respond } from '../pipeline/respond'
-import { readHeader } from '../pipeline/sniff'
+import { readHeader, uprightSize } from '../pipeline/sniff'
 import { applyGeometry, fitToDecoded, flatten, hasTransparency, isIdentity, parseColour, planGeometry } from '../pipeline/transform'
 import { CODECS } from '../codecs/registry'
 import { Stopwatch } from '../lib/stopwatch'
@@ -29,8 +29,7 @@ export const compress = new Hono<{ Bindings: Env } & ClientVariables>().post('/'
 
   // 2. sniff: format from magic bytes, dimensions and orientation from the header
   const header = readHeader(bytes)
-  const turned = header.orientation >= 5
-  const upright = { width: turned ? header.height : header.width, height: turned ? header.width : header.height }
+  const upright = uprightSize(header)
 
   // 3. limits and plan: everything below is known before decoding
   checkInput(header, limits)
