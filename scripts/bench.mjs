@@ -38,7 +38,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
-import { freePort, killStarted, memoryOf, parseServerTiming, resetPeak, startDevServer, workerdVersion } from './lib/devserver.mjs'
+import { killStarted, memoryOf, parseServerTiming, removeTempDir, resetPeak, startWorker, tempDir, workerdVersion } from './lib/devserver.mjs'
 import { SIZES, createInputs } from './lib/bench-inputs.mjs'
 import { SETTINGS_MAPPING, encodeWith, loadSharp, sharpConvert, sharpSteps } from './lib/bench-sharp.mjs'
 import { createScorer, matchQuality } from './lib/bench-quality.mjs'
@@ -145,7 +145,7 @@ const mpOf = (input) => (input.width * input.height) / 1e6
 
 /** Copy what wrangler dev builds from into a temporary folder, so other people's edits do not reload it. */
 function snapshotTree() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgedge-bench-tree-'))
+  const dir = tempDir('imgedge-bench-tree-')
   for (const name of ['src', 'wasm', 'public', 'wrangler.toml', 'package.json', 'tsconfig.json', 'worker-configuration.d.ts']) {
     const from = path.join(ROOT, name)
     if (fs.existsSync(from)) fs.cpSync(from, path.join(dir, name), { recursive: true })
@@ -154,41 +154,12 @@ function snapshotTree() {
   return dir
 }
 
-const tempDirs = new Set()
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.on(signal, () => {
-    killStarted()
-    for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true })
-    process.exit(130)
-  })
-}
-
 async function startServer(tree) {
   const readyPath = fs.existsSync(path.join(tree, 'public', 'favicon.svg')) ? '/favicon.svg' : '/api/health'
-  for (let attempt = 1; ; attempt++) {
-    const persistTo = fs.mkdtempSync(path.join(os.tmpdir(), 'imgedge-bench-'))
-    tempDirs.add(persistTo)
-    try {
-      const server = await startDevServer({ root: ROOT, cwd: tree, port: await freePort(), inspectorPort: await freePort(), vars: VARS, persistTo, readyPath })
-      server.persistTo = persistTo
-      server.readyPath = readyPath
-      server.readyLogLength = server.log.length
-      return server
-    } catch (error) {
-      if (error.handle) await error.handle.stop().catch(() => {})
-      fs.rmSync(persistTo, { recursive: true, force: true })
-      tempDirs.delete(persistTo)
-      if (attempt >= 3) throw new Error(`${error.message}\n${error.handle?.log.split('\n').slice(-15).join('\n') ?? ''}`)
-      log(`  wrangler dev did not start (${error.message}); retrying`)
-      await sleep(3000)
-    }
-  }
-}
-
-async function stopServer(server) {
-  await server.stop()
-  fs.rmSync(server.persistTo, { recursive: true, force: true })
-  tempDirs.delete(server.persistTo)
+  const server = await startWorker({ root: ROOT, cwd: tree, vars: VARS, readyPath, prefix: 'imgedge-bench-', retryPauseMs: 3000, log })
+  server.readyPath = readyPath
+  server.readyLogLength = server.log.length
+  return server
 }
 
 /** One POST /api/compress, timed from the request's start to the answer's last byte; optionally its peak RSS growth. */
@@ -554,7 +525,7 @@ async function explorePhase({ sharp, args, corpus, inputs }) {
   const corpusDir = fs.existsSync(corpus) ? corpus : null
   inputs ??= createInputs({ root: ROOT, corpusDir, log: (m) => log(`  ${m}`) })
   log('experiment: MozJPEG settings at matched SSIM (Node, the worker\'s wasm):')
-  const photos = await inputs.photoSet({ limit: 3 })
+  const photos = await inputs.photoSet({ limit: 4 })
   const mozjpeg = await exploreMozjpeg({ root: ROOT, sharp, scorer, photos, log })
   log('experiment: first-call cost and V8 tiers (Node, the worker\'s wasm):')
   const jpeg1 = await inputs.get('jpeg:1')
@@ -989,7 +960,6 @@ async function main() {
   for (const key of new Set([...cases.map((c) => c.input), ...(phases ? ['jpeg:1', 'screenshot'] : [])])) await inputs.get(key)
   if (phases) await inputs.photoSet({ limit: args.quick ? 1 : 4 })
   const tree = snapshotTree()
-  tempDirs.add(tree)
   const data = { meta: {}, timing: [], lossless: [], matched: [], sweep: [], throughput: [], cold: [] }
   const ctx = { inputs, sharp, scorer, args, timeoutMs: args.timeout * 1000 }
   let server = null
@@ -1026,21 +996,20 @@ async function main() {
       data.throughput = await throughputPhase(ctx)
     }
     if (reloaded(server)) log('WARNING: the dev server reloaded during the run')
-    await stopServer(server)
+    await server.stop()
     server = null
     for (const c of cold.slice(1)) {
       const fresh = await startServer(tree)
       try {
         data.cold.push(await coldCase(ctx, fresh, c))
       } finally {
-        await stopServer(fresh)
+        await fresh.stop()
       }
     }
     if (phases && !args.quick) data.explore = await explorePhase({ sharp, args, corpus: args.corpus, inputs })
   } finally {
-    if (server) await stopServer(server).catch(() => {})
-    fs.rmSync(tree, { recursive: true, force: true })
-    tempDirs.delete(tree)
+    if (server) await server.stop().catch(() => {})
+    removeTempDir(tree)
   }
   data.meta = {
     ...data.meta,

@@ -1,7 +1,7 @@
 // Builds the worker with `wrangler deploy --dry-run` and fails if the gzip size reaches 3 MiB,
 // the Workers free plan's limit. Prints wrangler's own size line and ours.
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
@@ -26,6 +26,7 @@ const walk = (dir) => {
   }
 }
 walk(outdir)
+rmSync(outdir, { recursive: true, force: true })
 const mib = (n) => `${(n / 1024 / 1024).toFixed(2)} MiB`
 console.log(`bundle: ${mib(raw)} raw, ${mib(gzip)} gzip (limit ${mib(LIMIT)} gzip)`)
 if (gzip >= LIMIT) {

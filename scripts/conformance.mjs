@@ -12,10 +12,9 @@
 // (without npm: node_modules/.bin/node scripts/conformance.mjs; needs Node >= 22 and Linux)
 
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { freePort, killStarted, startDevServer } from './lib/devserver.mjs'
+import { startWorker } from './lib/devserver.mjs'
 import { asRow, corpusDir, corpusFiles, differences, observe } from '../test/http/corpus.ts'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -30,15 +29,7 @@ if (!fs.existsSync(path.join(dir, 'README.md'))) {
 const table = fs.existsSync(TABLE) ? JSON.parse(fs.readFileSync(TABLE, 'utf8')) : { request: '', query: '', files: [] }
 const expected = new Map(table.files.map((row) => [row.file, row]))
 
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => (killStarted(), process.exit(130)))
-const state = fs.mkdtempSync(path.join(os.tmpdir(), 'imgedge-conformance-'))
-const dev = await startDevServer({
-  root: ROOT,
-  port: await freePort(),
-  inspectorPort: await freePort(),
-  persistTo: state,
-  vars: { RATE_LIMIT_ANON_PER_MINUTE: '0' },
-})
+const dev = await startWorker({ root: ROOT, prefix: 'imgedge-conformance-', vars: { RATE_LIMIT_ANON_PER_MINUTE: '0' } })
 
 const rows = []
 let failures = 0
@@ -61,7 +52,6 @@ try {
   }
 } finally {
   await dev.stop()
-  fs.rmSync(state, { recursive: true, force: true })
 }
 
 console.log(`\n${rows.length} files, ${failures} differences`)

@@ -40,7 +40,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { freePort, killStarted, memoryOf, resetPeak, startDevServer } from './lib/devserver.mjs'
+import { killStarted, memoryOf, resetPeak, startWorker } from './lib/devserver.mjs'
 import { markdownTable, mib, percentile, replaceSection, stamp } from './lib/report.mjs'
 import { mutate, pick, prng } from '../test/helpers/hostile.ts'
 
@@ -167,15 +167,12 @@ async function stillServing(base) {
 async function main() {
   const args = parseArgs(process.argv.slice(2))
   const deadline = Date.now() + args.minutes * 60_000
-  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => (killStarted(), process.exit(130)))
 
   let dev = null
-  let state = null
   let base = args.base
   if (!base) {
-    state = fs.mkdtempSync(path.join(os.tmpdir(), 'imgedge-fuzz-'))
     console.log('starting wrangler dev ...')
-    dev = await startDevServer({ root: ROOT, port: await freePort(), inspectorPort: await freePort(), persistTo: state, vars: { RATE_LIMIT_ANON_PER_MINUTE: '0' } })
+    dev = await startWorker({ root: ROOT, prefix: 'imgedge-fuzz-', vars: { RATE_LIMIT_ANON_PER_MINUTE: '0' } })
     base = dev.base
   }
   const pid = dev?.worker?.pid
@@ -251,10 +248,7 @@ async function main() {
     console.log(`wrote the fuzz section of ${path.relative(ROOT, DOCS)}`)
   }
 
-  if (dev) {
-    await dev.stop()
-    fs.rmSync(state, { recursive: true, force: true })
-  }
+  if (dev) await dev.stop()
   const failed = findings.length > 0 || !serving || (memory && !memory.alive)
   process.exit(failed ? 1 : 0)
 }

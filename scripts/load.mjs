@@ -33,7 +33,7 @@ import http from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { freePort, killStarted, memoryOf, resetPeak, startDevServer } from './lib/devserver.mjs'
+import { killStarted, memoryOf, resetPeak, startWorker } from './lib/devserver.mjs'
 import { markdownTable, mib, percentile, replaceSection, stamp } from './lib/report.mjs'
 import * as H from '../test/helpers/hostile.ts'
 
@@ -265,7 +265,6 @@ async function phase(base, key, args, seconds, withLimited, seed) {
 
 async function main() {
   const args = parseArgs(process.argv.slice(2))
-  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => (killStarted(), process.exit(130)))
   // Bounded: whatever happens, the run ends (every request has its own 60 s timeout as well).
   const watchdog = (args.seconds + (args.quick ? 8 : 20) + 300) * 1000
   setTimeout(() => {
@@ -277,13 +276,10 @@ async function main() {
 
   const key = `ie_load-${crypto.randomBytes(16).toString('hex')}`
   const sha256 = crypto.createHash('sha256').update(key).digest('hex')
-  const state = fs.mkdtempSync(path.join(os.tmpdir(), 'imgedge-load-'))
   console.log('starting wrangler dev ...')
-  const dev = await startDevServer({
+  const dev = await startWorker({
     root: ROOT,
-    port: await freePort(),
-    inspectorPort: await freePort(),
-    persistTo: state,
+    prefix: 'imgedge-load-',
         // The workload key's plan is counted too (a quota it never reaches), so every request goes
     // through the rate-limit Durable Objects, not only the limited clients' ones.
     vars: { RATE_LIMIT_ANON_PER_MINUTE: String(args.limit), RATE_LIMIT_PLANS: 'load=1000000', API_KEYS: JSON.stringify([{ name: 'load', plan: 'load', sha256 }]) },
@@ -333,7 +329,6 @@ async function main() {
   const health = await (await fetch(`${dev.base}/api/health`)).json()
   const valid = await call(raw(fixture('photo.jpg'), '?format=webp&width=100', 'image/jpeg'), dev.base, { Authorization: `Bearer ${key}` })
   await dev.stop()
-  fs.rmSync(state, { recursive: true, force: true })
 
   // Results.
   const rows = Object.entries(stats).sort((a, b) => b[1].sent - a[1].sent)

@@ -37,7 +37,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { freePort, killStarted, memoryOf, parseServerTiming, resetPeak, startDevServer, workerdVersion } from './lib/devserver.mjs'
+import { memoryOf, parseServerTiming, resetPeak, startWorker, workerdVersion } from './lib/devserver.mjs'
 import { findSource, makeInput } from './lib/inputs.mjs'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -180,48 +180,8 @@ function estimateOf(response, problem) {
   return typeof problem?.estimateMiB === 'number' ? problem.estimateMiB : null
 }
 
-/** Start a dev server, retrying a few times: another engineer's half-saved file can break a build. */
-async function startWithRetries(cwd, log, vars) {
-  for (let attempt = 1; ; attempt++) {
-    const persistTo = fs.mkdtempSync(path.join(os.tmpdir(), 'imgedge-memory-'))
-    persistDirs.add(persistTo)
-    try {
-      const server = await startDevServer({
-        root: ROOT,
-        cwd,
-        port: await freePort(),
-        inspectorPort: await freePort(),
-        vars,
-        persistTo,
-      })
-      server.persistTo = persistTo
-      return server
-    } catch (error) {
-      const tail = error.handle?.log.split('\n').slice(-15).join('\n') ?? ''
-      if (error.handle) await error.handle.stop().catch((e) => log(`  stop failed: ${e.message}`))
-      fs.rmSync(persistTo, { recursive: true, force: true })
-      persistDirs.delete(persistTo)
-      if (attempt >= 3) throw new Error(`${error.message}\n${tail}`)
-      log(`  wrangler dev did not start (${error.message}); retrying in 5 s`)
-      await sleep(5000)
-    }
-  }
-}
-
-/** Throw-away --persist-to folders not yet removed. */
-const persistDirs = new Set()
-
-// The dev servers run in their own process groups, so an interrupt would not reach them: take them down.
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.on(signal, () => {
-    killStarted()
-    for (const dir of persistDirs) fs.rmSync(dir, { recursive: true, force: true })
-    process.exit(130)
-  })
-}
-
 async function measureOnce(testCase, input, { cwd, timeoutMs, deepWarmup, log }, lifted) {
-  const server = await startWithRetries(cwd, log, lifted ? LIFTED_VARS : VARS)
+  const server = await startWorker({ root: ROOT, cwd, vars: lifted ? LIFTED_VARS : VARS, prefix: 'imgedge-memory-', log })
   const worker = server.worker.pid
   const proxy = server.proxy?.pid
   const readyLogLength = server.log.length
@@ -317,8 +277,6 @@ async function measureOnce(testCase, input, { cwd, timeoutMs, deepWarmup, log },
     return result
   } finally {
     await server.stop()
-    fs.rmSync(server.persistTo, { recursive: true, force: true })
-    persistDirs.delete(server.persistTo)
   }
 }
 

@@ -47,17 +47,17 @@ async function loadCodecs(root) {
 }
 
 /** The worker's MozJPEG options at effort 4 (src/codecs/jpeg.ts), and the variants tried. */
-const WORKER_JPEG = { progressive: true, optimize_coding: true, trellis_multipass: false }
+const WORKER_JPEG = { progressive: true, optimize_coding: true, trellis_multipass: false, auto_subsample: false, chroma_subsample: 2 }
 export const MOZJPEG_VARIANTS = [
-  ['as the worker (effort 4: progressive, trellis, quant table 3)', {}],
+  ['as the worker (effort 4: progressive, trellis, quant table 3, 4:2:0)', {}],
   ['baseline (MozJPEG; effort 0-2 is now libjpeg-turbo)', { progressive: false }],
   ['multipass trellis, as effort 8-9', { trellis_multipass: true }],
   ['quant table 0 (JPEG Annex K, as libjpeg-turbo)', { quant_table: 0 }],
   ['quant table 2 (tuned for MS-SSIM)', { quant_table: 2 }],
   ['quant table 4 (tuned for PSNR-HVS-M)', { quant_table: 4 }],
-  ['explicit 4:2:0 (auto_subsample: false, chroma_subsample: 2)', { auto_subsample: false, chroma_subsample: 2 }],
-  ['explicit 4:2:0 + quant table 4', { auto_subsample: false, chroma_subsample: 2, quant_table: 4 }],
-  ['explicit 4:2:0 + quant table 0', { auto_subsample: false, chroma_subsample: 2, quant_table: 0 }],
+  ["jSquash's auto subsampling (4:2:2 from q80; the worker until 2026-11-21)", { auto_subsample: true }],
+  ['auto subsampling + quant table 4', { auto_subsample: true, quant_table: 4 }],
+  ['auto subsampling + quant table 0', { auto_subsample: true, quant_table: 0 }],
 ]
 
 export async function exploreMozjpeg({ root, sharp, scorer, photos, log }) {

@@ -4,12 +4,16 @@
 import { spawn, execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import net from 'node:net'
+import os from 'node:os'
 import path from 'node:path'
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Process groups of the dev servers started here and not yet stopped. */
 const groups = new Set()
+
+/** Temporary folders made here and not yet removed. */
+const tempDirs = new Set()
 
 /** SIGKILL every dev server started here that is still running (for an interrupted script). */
 export function killStarted() {
@@ -21,6 +25,64 @@ export function killStarted() {
     }
   }
   groups.clear()
+}
+
+let trapped = false
+/** The dev servers run in their own process groups, which an interrupt does not reach: take them down, and the folders. */
+function trapInterrupts() {
+  if (trapped) return
+  trapped = true
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.on(signal, () => {
+      killStarted()
+      for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true })
+      process.exit(130)
+    })
+  }
+}
+
+/** A new folder under the system's temporary folder, removed by `removeTempDir` or on an interrupt. */
+export function tempDir(prefix) {
+  trapInterrupts()
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+  tempDirs.add(dir)
+  return dir
+}
+
+export function removeTempDir(dir) {
+  fs.rmSync(dir, { recursive: true, force: true })
+  tempDirs.delete(dir)
+}
+
+/**
+ * `startDevServer` on free ports with a throw-away `--persist-to` folder, retried a few times (another
+ * engineer's half-saved file can break a build). The handle's `stop()` removes the folder too.
+ *
+ * @example
+ * const dev = await startWorker({ root: ROOT, prefix: 'imgedge-fuzz-', vars: { RATE_LIMIT_ANON_PER_MINUTE: '0' } })
+ * try {
+ *   await fetch(`${dev.base}/api/health`)
+ * } finally {
+ *   await dev.stop()
+ * }
+ */
+export async function startWorker({ prefix = 'imgedge-dev-', attempts = 3, retryPauseMs = 5000, log = console.log, ...options }) {
+  for (let attempt = 1; ; attempt++) {
+    const persistTo = tempDir(prefix)
+    try {
+      const server = await startDevServer({ ...options, port: await freePort(), inspectorPort: await freePort(), persistTo })
+      const stop = server.stop
+      server.stop = () => stop().finally(() => removeTempDir(persistTo))
+      return server
+    } catch (error) {
+      const tail = error.handle?.log.split('\n').slice(-15).join('\n') ?? ''
+      if (error.handle) await error.handle.stop().catch((e) => log(`  stop failed: ${e.message}`))
+      removeTempDir(persistTo)
+      if (attempt >= attempts) throw new Error(`${error.message}\n${tail}`)
+      log(`  wrangler dev did not start (${error.message}); retrying in ${retryPauseMs / 1000} s`)
+      await sleep(retryPauseMs)
+    }
+  }
 }
 
 /** A TCP port that was free a moment ago on 127.0.0.1. */

@@ -211,7 +211,7 @@ export function pngWithSize(png: Uint8Array, width: number, height: number): Uin
 }
 
 /** Offset of the first SOFn marker of a JPEG (walking the segments), or -1. */
-function jpegSof(jpeg: Uint8Array): number {
+export function jpegSof(jpeg: Uint8Array): number {
   let at = 2
   while (at + 4 <= jpeg.length && jpeg[at] === 0xff) {
     const marker = jpeg[at + 1]!

@@ -15,6 +15,7 @@ import { orient } from '../../src/pipeline/transform'
 import { compress, expectProblem, MIME, okBytes } from '../helpers/api'
 import { jpegWithBogusHuffmanTable, withExifOrientation } from '../helpers/bytes'
 import { fixture } from '../helpers/fixtures'
+import { jpegSof } from '../helpers/hostile'
 import { decode, psnr } from '../helpers/image'
 import { callWorker } from '../helpers/worker'
 
@@ -94,14 +95,34 @@ describe('JPEG routes', () => {
 
   it('writes a baseline libjpeg-turbo JPEG at effort 0-2, a smaller progressive MozJPEG one at effort 4', async () => {
     const source = fixture('large.jpg')
-    const sof = (jpeg: Uint8Array) => jpeg.findIndex((byte, i) => byte === 0xff && (jpeg[i + 1] === 0xc0 || jpeg[i + 1] === 0xc2))
     for (const query of ['format=jpeg&effort=2&quality=70', 'format=jpeg&effort=0&quality=70&width=600']) {
       const fast = await okBytes(await post(source, query))
-      expect(fast[sof(fast) + 1], query).toBe(0xc0)
+      expect(fast[jpegSof(fast) + 1], query).toBe(0xc0)
       const careful = await okBytes(await post(source, query.replace(/effort=\d/, 'effort=4')))
-      expect(careful[sof(careful) + 1], query).toBe(0xc2)
+      expect(careful[jpegSof(careful) + 1], query).toBe(0xc2)
       expect(careful.length, query).toBeLessThan(fast.length)
       expect(psnr((await decode(fast)).image, (await decode(careful)).image), query).toBeGreaterThan(30)
+    }
+  })
+
+  it('writes 4:2:0 chroma on every JPEG route and quality, as sharp does', async () => {
+    // A 4:4:4 quality-100 source: larger than any re-encode, so the never-bigger rule keeps out of the way.
+    const picture = await largePicture()
+    const { defaultOptions } = await import('@jsquash/jpeg/meta.js')
+    const encoded = (await jpegEncoder()).encode(picture.data, picture.width, picture.height, { ...defaultOptions, quality: 100, auto_subsample: false, chroma_subsample: 1 })
+    const source = new Uint8Array(encoded.buffer, encoded.byteOffset, encoded.byteLength)
+    // Sampling factors of the three components in the frame header: luma 2x2, chroma 1x1.
+    const sampling = (jpeg: Uint8Array) => [0, 1, 2].map((c) => jpeg[jpegSof(jpeg) + 11 + 3 * c])
+    const routes: [string, Record<string, string>][] = [
+      ['format=jpeg&effort=2', {}],
+      ['format=jpeg&effort=4', {}],
+      ['format=jpeg&effort=4', TIGHT],
+    ]
+    for (const quality of [80, 95]) {
+      for (const [query, vars] of routes) {
+        const out = await okBytes(await post(source, `${query}&quality=${quality}`, vars))
+        expect(sampling(out), `${query} quality ${quality} ${JSON.stringify(vars)}`).toEqual([0x22, 0x11, 0x11])
+      }
     }
   })
 
