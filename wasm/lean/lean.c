@@ -194,9 +194,43 @@ static void flush_chroma(ChromaLine *acc, int transposed) {
   acc->line = -1;
 }
 
+/*
+ * An upright image, two rows at a time: libwebp's SIMD converters for Y and for U/V from summed 2x2
+ * cells. The sums are plain (as flush_chroma's), so both paths write the same planes. A last odd row
+ * is passed as both rows and a last odd column counted twice: every cell sums four samples.
+ */
+static void upright_to_yuv(int w, int h) {
+  const int cells = (w + 1) / 2;
+  uint16_t *sums = lean_alloc((size_t)cells * 4 * sizeof *sums);
+  JSAMPROW rows[2] = {lean_alloc((size_t)w * 3), lean_alloc((size_t)w * 3)};
+  WebPInitConvertARGBToYUV();
+  for (int y = 0; y < h; y += 2) {
+    jpeg_read_scanlines(&in, &rows[0], 1);
+    const uint8_t *a = rows[0], *b = a;
+    if (y + 1 < h) {
+      jpeg_read_scanlines(&in, &rows[1], 1);
+      b = rows[1];
+      WebPConvertRGB24ToY(b, picture.y + (size_t)(y + 1) * picture.y_stride, w);
+    }
+    WebPConvertRGB24ToY(a, picture.y + (size_t)y * picture.y_stride, w);
+    for (int i = 0; i < w / 2; i++) {
+      const uint8_t *pa = a + 6 * i, *pb = b + 6 * i;
+      for (int k = 0; k < 3; k++) sums[4 * i + k] = (uint16_t)(pa[k] + pa[k + 3] + pb[k] + pb[k + 3]);
+    }
+    if (w & 1) {
+      const uint8_t *pa = a + 3 * (w - 1), *pb = b + 3 * (w - 1);
+      for (int k = 0; k < 3; k++) sums[4 * (cells - 1) + k] = (uint16_t)(2 * (pa[k] + pb[k]));
+    }
+    WebPConvertRGBA32ToUV(sums, picture.u + (size_t)(y / 2) * picture.uv_stride, picture.v + (size_t)(y / 2) * picture.uv_stride, cells);
+  }
+  free(rows[0]);
+  free(rows[1]);
+  free(sums);
+}
+
 /**
  * Decode the (started, RGB) image into the encoder's YUV 4:2:0 planes, upright. The decode step of
- * JPEG -> WebP; the RGB data only ever exists one row at a time.
+ * JPEG -> WebP; the RGB data only ever exists a row or two at a time.
  */
 EXPORT(jd_to_yuv) void jd_to_yuv(int orientation) {
   const int w = (int)in.output_width, h = (int)in.output_height;
@@ -208,6 +242,11 @@ EXPORT(jd_to_yuv) void jd_to_yuv(int orientation) {
   picture.width = p.width;
   picture.height = p.height;
   if (!WebPPictureAlloc(&picture)) fail("out of memory");
+  if (orientation <= 1 || orientation > 8) {
+    upright_to_yuv(w, h);
+    jd_finish();
+    return;
+  }
 
   ChromaLine acc;
   acc.cells = transposed ? (p.height + 1) / 2 : (p.width + 1) / 2;
