@@ -38,7 +38,7 @@ export const MEMORY_MODEL = {
   encode: {
     jpeg: { baseMiB: 0, perMP: 16.6 },
     webp: { baseMiB: 4, perMP: 8 },
-    avif: { baseMiB: 54, perMP: 21 },
+    avif: { baseMiB: 56, perMP: 21 },
     png: { baseMiB: 16.5, perMP: 19.5 },
   } as Readonly<Record<OutputFormat, { baseMiB: number; perMP: number }>>,
 }
