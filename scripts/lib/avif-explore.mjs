@@ -29,13 +29,13 @@ import { createScorer, matchQuality } from './bench-quality.mjs'
 const HERE = fileURLToPath(import.meta.url)
 const ROOT = path.resolve(path.dirname(HERE), '..', '..')
 
-/** The worker's options for lossy AVIF at effort 4 (src/codecs/avif.ts); each setting changes some. */
+/** The worker's options for lossy AVIF at effort 4 before it took libsharpyuv (src/codecs/avif.ts); each setting changes some. */
 const BASE = { qualityAlpha: -1, subsample: 1, speed: 6, bitDepth: 8 }
 
 /** [name, options on top of BASE, { gamesMetric }]. subsample: 1 = 4:2:0, 2 = 4:2:2, 3 = 4:4:4. */
 export const AVIF_VARIANTS = [
-  ['420 speed 6 (as the worker)', {}],
-  ['420 speed 6 + sharp YUV', { enableSharpYUV: true }],
+  ['420 speed 6 (the worker before)', {}],
+  ['420 speed 6 + sharp YUV (as the worker now)', { enableSharpYUV: true }],
   ['420 speed 6 + chroma delta-q', { chromaDeltaQ: true }],
   ['444 speed 7', { subsample: 3, speed: 7 }],
   ['444 speed 6', { subsample: 3 }],

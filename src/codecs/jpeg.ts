@@ -7,7 +7,7 @@ export const turboJpegSettings = ({ quality, effort }: EncodeSettings): LeanJpeg
 
 export const jpeg: Codec = {
   id: 'jpeg',
-  label: 'JPEG (MozJPEG; libjpeg-turbo for decoding and for conversions too large for MozJPEG)',
+  label: 'JPEG (MozJPEG; libjpeg-turbo for decoding, at effort 0-2 and for conversions too large for MozJPEG)',
   mime: 'image/jpeg',
   extensions: ['jpg', 'jpeg'],
   lossy: true,

@@ -15,7 +15,8 @@ export interface EncodeSettings {
   effort: number
   /**
    * JPEG only: encode with libjpeg-turbo (standard tables, no trellis quantisation) instead of
-   * MozJPEG, for a conversion MozJPEG cannot fit in the memory budget (planConversion decides).
+   * MozJPEG, at effort 0-2 or for a conversion MozJPEG cannot fit in the memory budget
+   * (planConversion decides).
    */
   turbo?: boolean
 }

@@ -1,6 +1,6 @@
 /**
  * How JPEG input is converted (src/pipeline/limits.ts `planConversion`): a JPEG kept at its size
- * becomes a lossy WebP, or a JPEG too large for MozJPEG within the memory budget, in one pass of the
+ * becomes a lossy WebP, or a JPEG at effort 0-2 or too large for MozJPEG within the memory budget, in one pass of the
  * lean codec (libjpeg-turbo + libwebp, wasm/lean/lean.c); everything else is decoded to pixels,
  * scaled in the DCT when the output is smaller. Each of those paths applies the EXIF orientation
  * itself, so every orientation goes through each.

@@ -91,6 +91,9 @@ static Placement placement(int orientation, int w, int h) {
   return p;
 }
 
+/* Values outside 1-8 mean no turn, as in the sniffer. */
+static int upright(int orientation) { return orientation < 2 || orientation > 8; }
+
 static int transposes(int orientation) { return orientation >= 5 && orientation <= 8; }
 
 /* ---------------------------------------------------------------- decoder */
@@ -141,7 +144,7 @@ EXPORT(jd_decode) uint8_t *jd_decode(int orientation) {
   const int w = (int)in.output_width, h = (int)in.output_height, c = in.output_components;
   const Placement p = placement(orientation, w, h);
   uint8_t *pixels = lean_alloc((size_t)w * h * c);
-  if (p.x0 == 0 && p.xx == 1 && p.xy == 0 && p.y0 == 0 && p.yx == 0 && p.yy == 1) {
+  if (upright(orientation)) {
     while (in.output_scanline < in.output_height) {
       JSAMPROW row = pixels + (size_t)in.output_scanline * w * c;
       jpeg_read_scanlines(&in, &row, 1);
@@ -242,7 +245,7 @@ EXPORT(jd_to_yuv) void jd_to_yuv(int orientation) {
   picture.width = p.width;
   picture.height = p.height;
   if (!WebPPictureAlloc(&picture)) fail("out of memory");
-  if (orientation <= 1 || orientation > 8) {
+  if (upright(orientation)) {
     upright_to_yuv(w, h);
     jd_finish();
     return;
@@ -376,7 +379,7 @@ EXPORT(jpeg_encode) size_t jpeg_encode(const uint8_t *pixels, int width, int hei
 EXPORT(jd_to_jpeg) size_t jd_to_jpeg(int orientation, int quality, int progressive, int optimize) {
   const int w = (int)in.output_width, h = (int)in.output_height, c = in.output_components;
   const Placement p = placement(orientation, w, h);
-  if (orientation > 1 && orientation <= 8) {
+  if (!upright(orientation)) {
     uint8_t *pixels = jd_decode(orientation);
     size_t size = jpeg_encode(pixels, p.width, p.height, c, quality, progressive, optimize);
     free(pixels);
