@@ -128,7 +128,7 @@ function allCases() {
   // every DCT coefficient of the image.
   cases.push(makeCase('pjpeg', 'webp', 12))
   // Resized outputs, the common web requests: a photo scaled down to a display width. 1 MP → 800 and
-  // 4 MP → 1200/2048 are under 2x (Lanczos3 only); 2 MP → 800 and 12 MP → 1600 box-shrink by 2 first.
+  // 4 MP → 1200/2048 and 2 MP → 800 decode at full size; 12 MP → 1600 at 4/8, leaving Lanczos3 1.26x.
   cases.push(makeCase('jpeg', 'jpeg', 1, { width: 800 }))
   cases.push(makeCase('jpeg', 'webp', 1, { width: 800 }))
   cases.push(makeCase('jpeg', 'jpeg', 2, { width: 800 }))

@@ -16,7 +16,6 @@ import avifDecModule from '@jsquash/avif/codec/dec/avif_dec.wasm'
 import avifEncModule from '@jsquash/avif/codec/enc/avif_enc.wasm'
 import pngModule from '@jsquash/png/codec/pkg/squoosh_png_bg.wasm?module'
 import oxipngModule from '@jsquash/oxipng/codec/pkg/squoosh_oxipng_bg.wasm?module'
-import resizeModule from '@jsquash/resize/lib/resize/pkg/squoosh_resize_bg.wasm?module'
 import leanModule from './lean/lean.wasm'
 
 import jpegEncFactory from '@jsquash/jpeg/codec/enc/mozjpeg_enc.js'
@@ -78,7 +77,7 @@ export const avifEncoder = () => emscripten<AvifEncoder>(avifEncFactory, avifEnc
 export const leanCodec = (cap: MemoryCap) => new LeanCodec(leanModule, cap)
 
 /**
- * The wasm-bindgen modules below have no imports (resize) or one (oxipng), so we call their exports
+ * The wasm-bindgen modules below have one import (oxipng) or a few (png), so we call their exports
  * directly on a fresh instance rather than through the generated glue, whose single module-level
  * instance would keep its largest-ever memory for the life of the isolate.
  */
@@ -106,26 +105,6 @@ function callReturningBytes(
   } finally {
     exports.__wbindgen_add_to_stack_pointer(16)
   }
-}
-
-/** Resample RGBA pixels (squoosh resize: 0 triangle, 1 catrom, 2 mitchell, 3 lanczos3). */
-export function resizeRgba(
-  rgba: Uint8ClampedArray,
-  width: number,
-  height: number,
-  outWidth: number,
-  outHeight: number,
-  method: 0 | 1 | 2 | 3,
-  premultiply: boolean,
-  linearRgb: boolean,
-): Uint8ClampedArray {
-  const exports = new WebAssembly.Instance(resizeModule, {}).exports as unknown as BindgenExports & {
-    resize(...args: number[]): void
-  }
-  const out = callReturningBytes(exports, rgba, (retptr, ptr, len) =>
-    exports.resize(retptr, ptr, len, width, height, outWidth, outHeight, method, premultiply ? 1 : 0, linearRgb ? 1 : 0),
-  )
-  return new Uint8ClampedArray(out.buffer)
 }
 
 /** Losslessly optimise RGBA pixels into a PNG with oxipng at `level` 0-6. */

@@ -25,6 +25,7 @@ interface LeanExports {
   webp_encode_rgba(ptr: number, width: number, height: number, quality: number, method: number, lossless: number, lowMemory: number): number
   jpeg_encode(ptr: number, width: number, height: number, channels: number, quality: number, progressive: number, optimize: number): number
   jd_to_jpeg(orientation: number, quality: number, progressive: number, optimize: number): number
+  resize_rgba(ptr: number, width: number, height: number, outWidth: number, outHeight: number, premultiply: number): number
 }
 
 /** A failure inside the lean codec: libjpeg's or libwebp's own message. */
@@ -133,6 +134,17 @@ export class LeanCodec {
     const ptr = this.copyIn(image.data)
     this.exports.jpeg_encode(ptr, image.width, image.height, 4, quality, progressive ? 1 : 0, optimize ? 1 : 0)
     return this.output()
+  }
+
+  /**
+   * Resample RGBA pixels to `width` x `height` with Lanczos3 (resample.c), row by row: beyond the
+   * copy in and the output, the codec holds a few rows. `premultiply` weights colour by alpha, for
+   * images with transparency. Like decodeRgba, the result is a view of the instance's memory.
+   */
+  resizeRgba(image: ImageData, width: number, height: number, premultiply: boolean): ImageData {
+    const ptr = this.copyIn(image.data)
+    const size = this.exports.resize_rgba(ptr, image.width, image.height, width, height, premultiply ? 1 : 0)
+    return new ImageData(new Uint8ClampedArray(this.memory.buffer, this.exports.lean_output(), size), width, height)
   }
 
   private copyIn(bytes: Uint8Array | Uint8ClampedArray): number {

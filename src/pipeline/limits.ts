@@ -3,13 +3,13 @@ import type { EncodeSettings } from '../codecs/types'
 import type { Limits } from '../env'
 import { ApiError } from '../errors'
 import { type ImageHeader, uprightSize } from './sniff'
-import { decodeScale, type Geometry, isIdentity } from './transform'
+import { DECODE_SCALES, decodeScale, type Geometry, isIdentity } from './transform'
 
 /**
  * The memory model: estimated peak growth of the isolate, in MiB, for one conversion, fitted to the
  * measurements in docs/memory.md (peak RSS growth of workerd; scripts/measure-memory.mjs). Every
  * term is linear in megapixels: decoding holds the decoder's linear memory and the RGBA copy handed
- * to JS; resizing copies the pixels into the resampler and back; encoding copies them into the
+ * to JS; resizing copies the pixels into the resampler, whose output is a view; encoding copies them into the
  * encoder, whose working memory comes on top. Dropped instances are not reliably collected before the
  * next step grows, so the terms add up.
  */
@@ -32,8 +32,11 @@ export const MEMORY_MODEL = {
   transcode: { baseMiB: 2, perMP: { 'jpeg-to-webp': 4.8, 'jpeg-to-jpeg': 4.5, 'jpeg-to-jpeg-turned': 7 } },
   /** libjpeg-turbo encoding RGBA from JS (`turbo`): the copy in, the compressor's coefficients. */
   turboJpegEncode: { baseMiB: 2, perMP: 8 },
-  /** Resampling: fixed MiB plus MiB per input (after the crop) and per output megapixel. */
-  resize: { baseMiB: 4, inputPerMP: 10, outputPerMP: 16 },
+  /**
+   * Resampling (the lean codec's, row by row): fixed MiB plus MiB per input (after the crop) and per
+   * output megapixel: its copy of the input and its output, a view handed to the encoder.
+   */
+  resize: { baseMiB: 4, inputPerMP: 4, outputPerMP: 4 },
   /** Encoding: fixed MiB (instance) plus MiB per output megapixel. */
   encode: {
     jpeg: { baseMiB: 0, perMP: 16.6 },
@@ -61,6 +64,12 @@ export interface ConversionPlan {
   decodedPixels: number
   /** Pixels kept from the source (after a cover crop), at the input's size. */
   cropPixels: number
+  /**
+   * MiB of the resampler's ring of rows (wasm/lean/resample.c): 16 B per output pixel for each source
+   * row a Lanczos3 window spans, about 6x the vertical factor plus 2. Negligible for a photo, but a
+   * fill to a very flat box (6000x6000 to 6000x10) would keep thousands of rows.
+   */
+  ringMiB: number
   /** Output size. */
   width: number
   height: number
@@ -88,6 +97,7 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
     turbo,
     decodedPixels: Math.ceil((header.width * scale) / 8) * Math.ceil((header.height * scale) / 8),
     cropPixels: crop.width * crop.height,
+    ringMiB: ((6 * Math.max(1, Math.ceil((crop.height * scale) / 8) / resize.height) + 2) * resize.width * 16) / 2 ** 20,
     width: canvas.width,
     height: canvas.height,
     resized: resize.width !== crop.width || resize.height !== crop.height,
@@ -101,10 +111,10 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
     if (format === 'webp' && !settings.lossless) return { ...at(8), route: 'jpeg-to-webp' }
     if (format === 'jpeg' && (fast || !fits(at(8)))) return { ...at(8), route: 'jpeg-to-jpeg' }
   }
-  // A JPEG downscale: the DCT scale that leaves Lanczos3 a factor of two or, when that does not fit
+  // A JPEG downscale: the DCT scale that leaves Lanczos3 a factor of 1.25 or, when that does not fit
   // the budget, smaller ones down to the output size itself; at each, MozJPEG before libjpeg-turbo.
-  const [first, last] = header.format === 'jpeg' && !sameSize ? [decodeScale(geometry, 2), decodeScale(geometry, 1)] : [8, 8]
-  for (let scale = first; scale >= last; scale--) {
+  const [first, last] = header.format === 'jpeg' && !sameSize ? [decodeScale(geometry, 1.25), decodeScale(geometry, 1)] : [8, 8]
+  for (const scale of DECODE_SCALES.filter((s) => s <= first && s >= last)) {
     if (!fast && fits(at(scale))) return at(scale)
     if (format === 'jpeg' && fits(at(scale, true))) return at(scale, true)
   }
@@ -122,7 +132,7 @@ export function estimateMiB(plan: ConversionPlan): number {
     return m.baseMiB + m.transcode.baseMiB + progressive + m.transcode.perMP[turned ? 'jpeg-to-jpeg-turned' : plan.route] * inMP
   }
   const decode = m.decodePerMP[plan.header.format] * (plan.decodedPixels / 1e6) + progressive
-  const resize = plan.resized ? m.resize.baseMiB + m.resize.inputPerMP * (plan.cropPixels / 1e6) * (plan.decodedPixels / (plan.header.width * plan.header.height)) + m.resize.outputPerMP * outMP : 0
+  const resize = plan.resized ? m.resize.baseMiB + m.resize.inputPerMP * (plan.cropPixels / 1e6) * (plan.decodedPixels / (plan.header.width * plan.header.height)) + m.resize.outputPerMP * outMP + plan.ringMiB : 0
   const encoder = plan.turbo ? m.turboJpegEncode : m.encode[plan.format]
   const encode = encoder.baseMiB + encoder.perMP * outMP
   return m.baseMiB + decode + resize + encode

@@ -1,4 +1,5 @@
-import { resizeRgba } from '../../wasm'
+import { leanCodec } from '../../wasm'
+import { encoderMemoryCap } from '../codecs/types'
 import type { CompressOptions } from './options'
 
 export type Fit = CompressOptions['fit']
@@ -74,19 +75,21 @@ export function planGeometry(
   }
 }
 
+/** The DCT scales, in eighths, a JPEG is decoded at: powers of two, as libvips' shrink-on-load. */
+export const DECODE_SCALES = [8, 4, 2, 1] as const
+
 /**
  * The scale, in eighths, a JPEG can be decoded at (libjpeg scales in the DCT) for this geometry: the
- * smallest that leaves the kept region at least `margin` times the resample target. A margin of 2
- * leaves the resampler the last halving, as libvips does: decoding straight to the target size
- * aliases (1200x750 to 300x188 scored 29.8 dB against a Lanczos3 resize of the full decode, 43.6 dB
- * with the factor of two left). 8 (full size) when nothing shrinks that much.
+ * smallest of DECODE_SCALES that leaves the kept region at least `margin` times the resample target,
+ * 8 (full size) when none does. libjpeg-turbo's odd scales (3/8, 5/8-7/8) scored worse against a
+ * full-size Lanczos3 than 4/8 did, even with more margin (docs/benchmarks.md, item 17).
  *
  * @example
- * decodeScale(planGeometry(4032, 3024, { width: 800, fit: 'inside', enlarge: false }), 2) // 4: decode 2016x1512
+ * decodeScale(planGeometry(4032, 3024, { width: 1600, fit: 'inside', enlarge: false }), 1.25) // 4: decode 2016x1512
  */
 export function decodeScale(geometry: Geometry, margin: number): number {
   const ratio = Math.max(geometry.resize.width / geometry.crop.width, geometry.resize.height / geometry.crop.height)
-  return Math.min(8, Math.max(1, Math.ceil(8 * margin * ratio - 1e-9)))
+  return DECODE_SCALES.filter((scale) => scale / 8 >= margin * ratio - 1e-9).pop() ?? 8
 }
 
 /**
@@ -193,61 +196,16 @@ export function flatten(image: ImageData, [r, g, b]: [number, number, number]): 
 }
 
 /**
- * Average `fx` x `fy` blocks of pixels into one (alpha-weighted, so transparent pixels lend no colour).
- * Integer box shrinking is how libvips starts a large downscale; it lets the Lanczos pass that
- * follows work on a quarter (or less) of the pixels, in a fraction of the memory.
- */
-export function shrinkBox(image: ImageData, fx: number, fy: number): ImageData {
-  const width = Math.floor(image.width / fx)
-  const height = Math.floor(image.height / fy)
-  const src = image.data
-  const out = new Uint8ClampedArray(width * height * 4)
-  const area = fx * fy
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      let r = 0
-      let g = 0
-      let b = 0
-      let a = 0
-      for (let dy = 0; dy < fy; dy++) {
-        let i = ((y * fy + dy) * image.width + x * fx) * 4
-        for (let dx = 0; dx < fx; dx++, i += 4) {
-          const alpha = src[i + 3]!
-          r += src[i]! * alpha
-          g += src[i + 1]! * alpha
-          b += src[i + 2]! * alpha
-          a += alpha
-        }
-      }
-      const o = (y * width + x) * 4
-      if (a > 0) {
-        out[o] = r / a
-        out[o + 1] = g / a
-        out[o + 2] = b / a
-      }
-      out[o + 3] = a / area
-    }
-  }
-  return new ImageData(out, width, height)
-}
-
-/**
- * Step 5: crop, resample and pad, as the geometry says. A downscale by 2x or more first box-shrinks
- * by the whole factor, then Lanczos3 resamples the rest; premultiplied alpha only when there is
- * transparency (it cannot change opaque pixels, and it doubles the resampler's memory).
+ * Step 5: crop, resample and pad, as the geometry says. The resample is Lanczos3 over the whole factor
+ * (wasm/lean/resample.c), with no box shrink first: a box pass scored 1.5-13.5 dB further from a full
+ * Lanczos3 and saved no time (docs/benchmarks.md, item 17). Premultiplied alpha only when there is
+ * transparency (it cannot change opaque pixels).
  */
 export function applyGeometry(image: ImageData, geometry: Geometry, padding: [number, number, number, number]): ImageData {
   let result = cropRgba(image, geometry.crop)
   const { width, height } = geometry.resize
   if (result.width !== width || result.height !== height) {
-    const fx = Math.max(1, Math.floor(result.width / width))
-    const fy = Math.max(1, Math.floor(result.height / height))
-    if (fx > 1 || fy > 1) result = shrinkBox(result, fx, fy)
-    if (result.width !== width || result.height !== height) {
-      const premultiply = hasTransparency(result)
-      const pixels = resizeRgba(result.data, result.width, result.height, width, height, 3, premultiply, false)
-      result = new ImageData(pixels, width, height)
-    }
+    result = leanCodec(encoderMemoryCap()).resizeRgba(result, width, height, hasTransparency(result))
   }
   return padRgba(result, geometry.canvas, padding)
 }

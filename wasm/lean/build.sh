@@ -76,6 +76,7 @@ for dir in src/enc src/dsp src/utils sharpyuv; do
   done
 done
 jobs+=("$here/lean.c|-I$jpeg ${webp_flags[*]}")
+jobs+=("$here/resample.c|")
 printf '%s\n' "${jobs[@]}" | xargs -P "$(nproc)" -I{} bash -c '
   src="${1%%|*}"; extra="${1#*|}"
   out="$2/$(echo "$src" | tr / _).o"

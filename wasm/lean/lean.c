@@ -62,6 +62,12 @@ EXPORT(lean_free) void lean_free(void *p) { free(p); }
 static uint8_t *output;
 static size_t output_size;
 
+/* For the other files of the module (resample.c): their result is the output too. */
+void lean_set_output(uint8_t *bytes, size_t size) {
+  output = bytes;
+  output_size = size;
+}
+
 EXPORT(lean_output) uint8_t *lean_output(void) { return output; }
 EXPORT(lean_output_size) size_t lean_output_size(void) { return output_size; }
 
