@@ -15,10 +15,15 @@
 //   node scripts/lib/avif-explore.mjs --reps 0               # no extra timing runs
 //   node scripts/lib/avif-explore.mjs --skip 2 --out b       # photos 3-4 only, to .cache/avif-explore-b.json
 //   node scripts/lib/avif-explore.mjs --cpu 1,2,3,4 --reps 3 # CPU ms per encode, 4:2:0 vs 4:4:4, per effort
+//   node scripts/lib/avif-explore.mjs --only 'as the worker now,sharp (libheif' --reps 0 --out sharp
+//                                                            # the worker against sharp at its settings
+//
+// The settings named "sharp (...)" encode with sharp itself (its libheif and libaom) instead of the
+// worker's wasm, to tell the settings from the encoder build (docs/benchmarks.md, item 19).
 //
 // Writes .cache/avif-explore.json (avif-explore-cpu.json for --cpu). `exploreAvif` and `avifTable` are
-// exported for scripts/bench.mjs's --explore phase. A setting flagged `gamesMetric` (none now) would
-// tune libaom towards SSIM alone, the metric we score with: reported apart, never adopted.
+// exported. A setting flagged `gamesMetric` (none now) would tune libaom towards SSIM alone, the metric
+// we score with: reported apart, never adopted.
 
 import fs from 'node:fs'
 import path from 'node:path'
@@ -46,6 +51,11 @@ export const AVIF_VARIANTS = [
   // default is for sharp, so every matched quality here (51-73) is SSIM-tuned on both sides and an
   // explicit `tune: 2` (ssim) gives byte-identical files. This row shows what that tuning is worth.
   ['444 speed 6 + tune psnr (not SSIM-tuned)', { subsample: 3, tune: 1 }],
+  // sharp itself with the worker's settings (4:2:0, libaom cpu-used 6 = sharp effort 3, 8-bit): the
+  // same settings through a newer libaom (sharp.versions.aom, 3.15 against jSquash's 3.7) and libheif.
+  // Shows how much of the gap to sharp's default is the encoder build rather than the settings.
+  ['sharp (libheif + its libaom) 420 speed 6, as the worker', { sharp: { chromaSubsampling: '4:2:0', effort: 3, bitdepth: 8 } }],
+  ['sharp (libheif + its libaom) 444 speed 6', { sharp: { chromaSubsampling: '4:4:4', effort: 3, bitdepth: 8 } }],
 ]
 
 async function loadAvifEncoder(root) {
@@ -93,15 +103,23 @@ export async function exploreAvif({ root, sharp, scorer, photos, variants = AVIF
     const image = new ImageData(new Uint8ClampedArray(data.buffer, data.byteOffset, data.length), info.width, info.height)
     log(`- ${photo.name}: target SSIM ${target.toFixed(5)} (sharp default ${sharpDefault.length} bytes, ${median(sharpMs).toFixed(0)} ms)`)
     for (const [name, options, flags = {}] of variants) {
+      // A `sharp` setting encodes with sharp instead of the worker's wasm encoder.
+      const encodeWith = options.sharp
+        ? async (_image, { quality }) => {
+            const t0 = performance.now()
+            const out = await sharp(body).avif({ ...options.sharp, quality }).toBuffer()
+            return { out, ms: performance.now() - t0 }
+          }
+        : encode
       const m = await matchQuality(
         async (q) => {
-          const { out, ms } = await encode(image, { ...options, quality: q })
+          const { out, ms } = await encodeWith(image, { ...options, quality: q })
           return { bytes: out.byteLength, ssim: (await scorer.score(ref, out)).ssim, ms }
         },
         { target, start: 50, maxSteps: 8 },
       )
       const times = m.pass ? [m.pass.ms] : []
-      for (let i = 0; m.pass && i < reps; i++) times.push((await encode(image, { ...options, quality: m.pass.q })).ms)
+      for (let i = 0; m.pass && i < reps; i++) times.push((await encodeWith(image, { ...options, quality: m.pass.q })).ms)
       const row = {
         photo: photo.name, width: info.width, height: info.height, variant: name, options, gamesMetric: Boolean(flags.gamesMetric),
         target, sharpBytes: sharpDefault.length, sharpMs: median(sharpMs),
