@@ -9,8 +9,8 @@ import { DECODE_SCALES, decodeScale, type Geometry, isIdentity } from './transfo
  * The memory model: estimated peak growth of the isolate, in MiB, for one conversion, fitted to the
  * measurements in docs/memory.md (peak RSS growth of workerd; scripts/measure-memory.mjs). Every
  * term is linear in megapixels: decoding holds the decoder's linear memory and the RGBA copy handed
- * to JS; resizing copies the pixels into the resampler, whose output is a view; encoding copies them into the
- * encoder, whose working memory comes on top. Dropped instances are not reliably collected before the
+ * to JS; resizing copies the pixels into the resampler, whose output is a view of its memory;
+ * encoding copies them into the encoder, whose working memory comes on top. Dropped instances are not reliably collected before the
  * next step grows, so the terms add up.
  */
 export const MEMORY_MODEL = {
@@ -66,7 +66,7 @@ export interface ConversionPlan {
   cropPixels: number
   /**
    * MiB of the resampler's ring of rows (wasm/lean/resample.c): 16 B per output pixel for each source
-   * row a Lanczos3 window spans, about 6x the vertical factor plus 2. Negligible for a photo, but a
+   * row a Lanczos3 window spans, at most 6x the vertical factor plus 3. Negligible for a photo, but a
    * fill to a very flat box (6000x6000 to 6000x10) would keep thousands of rows.
    */
   ringMiB: number
@@ -97,7 +97,7 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
     turbo,
     decodedPixels: Math.ceil((header.width * scale) / 8) * Math.ceil((header.height * scale) / 8),
     cropPixels: crop.width * crop.height,
-    ringMiB: ((6 * Math.max(1, Math.ceil((crop.height * scale) / 8) / resize.height) + 2) * resize.width * 16) / 2 ** 20,
+    ringMiB: ((6 * Math.max(1, Math.ceil((crop.height * scale) / 8) / resize.height) + 3) * resize.width * 16) / 2 ** 20,
     width: canvas.width,
     height: canvas.height,
     resized: resize.width !== crop.width || resize.height !== crop.height,
