@@ -21,7 +21,7 @@ export const CompressOptionsSchema = z.strictObject({
   quality: z.coerce.number().int().min(1).max(100).optional().openapi({ description: 'Lossy quality 1-100; defaults per format in /api/formats.' }),
   lossless: flag.optional().openapi({ description: 'Lossless encoding (PNG always; WebP and AVIF on request).' }),
   effort: z.coerce.number().int().min(0).max(9).optional().openapi({ type: 'integer', minimum: 0, maximum: 9, description: 'CPU effort 0-9, one scale over every encoder (default 4; AVIF capped by size).' }),
-  width: dimension.optional().openapi({ description: 'Target width in pixels.' }),
+  width: dimension.optional().openapi({ description: 'Target width in pixels; resampled with Lanczos3 (colour weighted by alpha).' }),
   height: dimension.optional().openapi({ description: 'Target height in pixels.' }),
   fit: z.enum(['inside', 'cover', 'contain', 'fill']).default('inside').openapi({ description: 'How to fit width x height.' }),
   enlarge: flag.default(false).openapi({ default: 'false', description: 'Allow output larger than the input.' }),
