@@ -10,8 +10,8 @@ import { DECODE_SCALES, decodeScale, type Geometry, isIdentity } from './transfo
  * measurements in docs/memory.md (peak RSS growth of workerd; scripts/measure-memory.mjs). Every
  * term is linear in megapixels: decoding holds the decoder's linear memory and the RGBA copy handed
  * to JS; resizing copies the pixels into the resampler, whose output is a view of its memory;
- * encoding copies them into the encoder, whose working memory comes on top. Dropped instances are not reliably collected before the
- * next step grows, so the terms add up.
+ * encoding copies them into the encoder, whose working memory comes on top. Dropped instances are
+ * not reliably collected before the next step grows, so the terms add up.
  */
 export const MEMORY_MODEL = {
   /** Per request: body buffers, JS objects, first use of a codec. */

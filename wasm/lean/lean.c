@@ -20,10 +20,9 @@
 #include <string.h>
 
 #include "jpeglib.h"
+#include "lean.h"
 #include "src/dsp/yuv.h"
 #include "src/webp/encode.h"
-
-#define EXPORT(name) __attribute__((export_name(#name)))
 
 __attribute__((import_module("env"), import_name("fail"), noreturn)) void js_fail(const char *message, size_t length);
 
@@ -62,7 +61,6 @@ EXPORT(lean_free) void lean_free(void *p) { free(p); }
 static uint8_t *output;
 static size_t output_size;
 
-/* For the other files of the module (resample.c): their result is the output too. */
 void lean_set_output(uint8_t *bytes, size_t size) {
   output = bytes;
   output_size = size;

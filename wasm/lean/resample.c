@@ -14,10 +14,7 @@
 #include <string.h>
 #include <wasm_simd128.h>
 
-#define EXPORT(name) __attribute__((export_name(#name)))
-
-void *lean_alloc(size_t size);
-void lean_set_output(uint8_t *bytes, size_t size);
+#include "lean.h"
 
 /* The source pixels that make one output pixel along one axis: `count` taps from `first`. */
 typedef struct {

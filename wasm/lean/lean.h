@@ -1,0 +1,17 @@
+/* What lean.c shares with the module's other files (resample.c). */
+#ifndef LEAN_H
+#define LEAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A function JS calls, under its own name. */
+#define EXPORT(name) __attribute__((export_name(#name)))
+
+/* malloc that fails through the `fail` import instead of returning NULL. */
+void *lean_alloc(size_t size);
+
+/* Make `size` bytes at `bytes` the result JS reads with lean_output/lean_output_size. */
+void lean_set_output(uint8_t *bytes, size_t size);
+
+#endif
