@@ -39,6 +39,14 @@ export default defineConfig({
           hookTimeout: 120_000,
         },
       },
+      {
+        // The lock file as committed, read from Node: every platform's binaries, npm ci accepts it.
+        test: {
+          name: 'install',
+          include: ['test/install/**/*.test.ts'],
+          environment: 'node',
+        },
+      },
     ],
   },
 })
