@@ -10,7 +10,7 @@ const TOPICS = [
   {
     id: 'negotiate',
     title: 'Format negotiation',
-    text: 'With format=auto the server reads the Accept header: AVIF if listed, else WebP, else the input\'s own family. The same call sent with three Accept headers gets three formats, each with Vary: Accept.',
+    text: 'With format=auto the server reads the Accept header: AVIF if listed, else WebP, else the input\'s own family, skipping one that would be over the memory budget. The same call sent with three Accept headers gets three formats, each with Vary: Accept.',
   },
   {
     id: 'json-answer',

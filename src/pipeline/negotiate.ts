@@ -1,7 +1,12 @@
 import { CODECS, defaultOutputFor, type OutputFormat } from '../codecs/registry'
-import { MAX_OUTPUT_DIMENSION } from './limits'
+import type { EncodeSettings } from '../codecs/types'
+import type { Limits } from '../env'
+import { ApiError } from '../errors'
+import { encodeSettings } from './codec'
+import { checkPlan, type ConversionPlan, MAX_OUTPUT_DIMENSION, planConversion } from './limits'
+import type { CompressOptions, RequestedFormat } from './options'
 import type { ImageHeader } from './sniff'
-import type { RequestedFormat } from './options'
+import type { Geometry } from './transform'
 
 /** Media types listed in an Accept header with q > 0 (wildcards are ignored on purpose: see below). */
 function acceptedTypes(accept: string): Set<string> {
@@ -34,19 +39,53 @@ function familyOf(header: ImageHeader): OutputFormat {
 }
 
 /**
- * Choose the output format. `auto` takes AVIF, then WebP, when the client lists them explicitly
- * (an `image/*` or `*\/*` wildcard does not count: old clients send those without decoding AVIF),
- * else stays in the input's family: PNG for images that may be transparent, JPEG otherwise. With
- * `auto`, a candidate that cannot hold the planned output size is skipped (a 16400 px wide output
- * is never WebP), PNG being the last resort; an explicit format is kept, and the limits refuse it.
+ * The output formats to try, best first. An explicit format is the only one. `auto` takes AVIF, then
+ * WebP, when the client lists them explicitly (an `image/*` or `*\/*` wildcard does not count: old
+ * clients send those without decoding AVIF), then the input's family: PNG for images that may be
+ * transparent, JPEG otherwise. A candidate that cannot hold the planned output size is left out (a
+ * 16400 px wide output is never WebP), PNG being the last resort.
  *
  * @example
- * chooseFormat('auto', header, 'image/avif,image/webp,*\/*', { width: 1600, height: 1200 }) // 'avif'
+ * formatCandidates('auto', header, 'image/avif,image/webp,*\/*', { width: 1600, height: 1200 }) // ['avif', 'webp', 'jpeg']
  */
-export function chooseFormat(requested: RequestedFormat | undefined, header: ImageHeader, accept: string, output: OutputSize): OutputFormat {
-  if (requested === undefined) return defaultOutputFor(header.format)
-  if (requested !== 'auto') return requested
+export function formatCandidates(requested: RequestedFormat | undefined, header: ImageHeader, accept: string, output: OutputSize): OutputFormat[] {
+  if (requested === undefined) return [defaultOutputFor(header.format)]
+  if (requested !== 'auto') return [requested]
   const accepted = acceptedTypes(accept)
-  const candidates = (['avif', 'webp'] as const).filter((format) => accepted.has(CODECS[format].mime))
-  return [...candidates, familyOf(header)].find((format) => fits(format, output)) ?? 'png'
+  const candidates = [...(['avif', 'webp'] as const).filter((format) => accepted.has(CODECS[format].mime)), familyOf(header)]
+  const fitting = candidates.filter((format) => fits(format, output))
+  return fitting.length > 0 ? fitting : ['png']
+}
+
+/** The chosen output: its format, resolved encoder settings, the conversion plan and its memory estimate. */
+export interface OutputChoice {
+  format: OutputFormat
+  settings: EncodeSettings
+  plan: ConversionPlan
+  memoryEstimate: number
+}
+
+/**
+ * Step 3: the first candidate whose plan fits the limits. With `auto`, a candidate the memory budget
+ * refuses is skipped for the next (a 12 MP photo asked for by a browser gets WebP when AVIF would not
+ * fit, not a 422); the last candidate's refusal is the answer when none fits. An explicit format has
+ * one candidate, so it is refused with the 422 that names the limit.
+ *
+ * @example
+ * const { format, plan } = chooseOutput(formatCandidates('auto', header, accept, geometry.canvas), header, geometry, options, limits)
+ */
+export function chooseOutput(candidates: OutputFormat[], header: ImageHeader, geometry: Geometry, options: CompressOptions, limits: Limits): OutputChoice {
+  const explicit = options.format !== undefined && options.format !== 'auto'
+  const pixels = geometry.canvas.width * geometry.canvas.height
+  for (const [i, format] of candidates.entries()) {
+    const settings = encodeSettings(format, options, pixels, explicit)
+    const plan = planConversion(header, format, geometry, settings, limits)
+    try {
+      return { format, settings, plan, memoryEstimate: checkPlan(plan, limits) }
+    } catch (error) {
+      const last = i === candidates.length - 1
+      if (last || !(error instanceof ApiError) || error.code !== 'operation_too_large') throw error
+    }
+  }
+  throw new Error('no output format candidates')
 }

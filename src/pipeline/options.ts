@@ -17,7 +17,7 @@ export const CompressOptionsSchema = z.strictObject({
     .enum([...OUTPUT_FORMATS, 'jpg', 'auto'])
     .transform((value) => (value === 'jpg' ? 'jpeg' : value))
     .optional()
-    .openapi({ description: "Output format; default: the input's (GIF becomes PNG). `auto` picks from Accept." }),
+    .openapi({ description: "Output format; default: the input's (GIF becomes PNG). `auto` picks from Accept: AVIF, WebP, then the input's family, the first that fits the limits." }),
   quality: z.coerce.number().int().min(1).max(100).optional().openapi({ description: 'Lossy quality 1-100; defaults per format in /api/formats.' }),
   lossless: flag.optional().openapi({ description: 'Lossless encoding (PNG always; WebP and AVIF on request).' }),
   effort: z.coerce.number().int().min(0).max(9).optional().openapi({ type: 'integer', minimum: 0, maximum: 9, description: 'CPU effort 0-9, one scale over every encoder (default 4; AVIF capped by size).' }),

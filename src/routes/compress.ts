@@ -1,9 +1,9 @@
 import { Hono } from 'hono'
 import { limitsOf } from '../env'
 import { conversionSlot } from '../lib/slot'
-import { decodeImage, encodeImage, encodeSettings, transcode } from '../pipeline/codec'
-import { checkInput, checkPlan, planConversion } from '../pipeline/limits'
-import { chooseFormat } from '../pipeline/negotiate'
+import { decodeImage, encodeImage, transcode } from '../pipeline/codec'
+import { checkInput } from '../pipeline/limits'
+import { chooseOutput, formatCandidates } from '../pipeline/negotiate'
 import { parseRequest } from '../pipeline/parse'
 import { type Outcome, respond } from '../pipeline/respond'
 import { readHeader, uprightSize } from '../pipeline/sniff'
@@ -31,14 +31,13 @@ export const compress = new Hono<{ Bindings: Env } & ClientVariables>().post('/'
   const header = readHeader(bytes)
   const upright = uprightSize(header)
 
-  // 3. limits and plan: everything below is known before decoding
+  // 3. limits and plan: everything below is known before decoding; format=auto takes the first
+  //    candidate format whose plan fits the memory budget
   checkInput(header, limits)
   const geometry = planGeometry(upright.width, upright.height, options)
   const { width: outWidth, height: outHeight } = geometry.canvas
-  const format = chooseFormat(options.format, header, c.req.header('accept') ?? '', geometry.canvas)
-  const settings = encodeSettings(format, options, outWidth * outHeight, options.format !== undefined && options.format !== 'auto')
-  const plan = planConversion(header, format, geometry, settings, limits)
-  const memoryEstimate = checkPlan(plan, limits)
+  const candidates = formatCandidates(options.format, header, c.req.header('accept') ?? '', geometry.canvas)
+  const { format, settings, plan, memoryEstimate } = chooseOutput(candidates, header, geometry, options, limits)
   const background = parseColour(options.background)
   const padding: [number, number, number, number] = CODECS[format].alpha ? [...background, 0] : [...background, 255]
 

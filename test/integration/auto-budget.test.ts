@@ -1,0 +1,73 @@
+/**
+ * format=auto never refuses what another candidate format could serve: AVIF, WebP and the input's
+ * family are tried in that order, and the first whose plan fits the memory budget is taken. An
+ * explicit format is still refused with the 422 that names the limit.
+ */
+import { describe, expect, it } from 'vitest'
+import { compress, expectProblem, okBytes } from '../helpers/api'
+import { fixture } from '../helpers/fixtures'
+import { decode, psnr } from '../helpers/image'
+import { callWorker } from '../helpers/worker'
+
+/** What Chromium, Firefox and Safari send for an <img>: AVIF and WebP listed explicitly. */
+const BROWSER = 'image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8'
+
+/** A 2400x1500 (3.6 MP) JPEG, made by the API from photo.jpg: small to send, too large for AVIF in the default budget. */
+async function photo36(): Promise<Uint8Array> {
+  return okBytes(await compress(fixture('photo.jpg'), { width: 2400, enlarge: true, format: 'jpeg', quality: 60 }))
+}
+
+const post = (body: Uint8Array, query: string, headers: Record<string, string> = {}, vars: Record<string, string> = {}) =>
+  callWorker(`/api/compress?${query}`, { method: 'POST', body, headers: { 'Content-Type': 'image/jpeg', ...headers } }, vars)
+
+const estimateOf = (res: Response) => Number.parseInt(res.headers.get('x-memory-estimate') ?? '', 10)
+
+describe('format=auto within the memory budget', () => {
+  it('serves a browser WebP for a 3.6 MP photo whose AVIF would be over the budget', async () => {
+    const input = await photo36()
+    const avif = await expectProblem(await post(input, 'format=avif', { Accept: BROWSER }), 'operation_too_large', 422)
+    expect(avif.estimateMiB as number).toBeGreaterThan(avif.limit as number)
+
+    const res = await post(input, 'format=auto', { Accept: BROWSER })
+    const out = await decode(await okBytes(res))
+    expect(out.format).toBe('webp')
+    expect([out.image.width, out.image.height]).toEqual([2400, 1500])
+    expect(res.headers.get('x-output-format')).toBe('webp')
+    expect(res.headers.get('vary') ?? '').toMatch(/(^|,\s*)Accept(\s*,|$)/i)
+    expect(estimateOf(res)).toBeLessThanOrEqual(120)
+    const source = (await decode(input)).image
+    expect(psnr(source, out.image)).toBeGreaterThan(35)
+  })
+
+  it('still chooses AVIF when it fits', async () => {
+    const res = await post(fixture('photo.jpg'), 'format=auto&effort=0', { Accept: BROWSER })
+    expect((await decode(await okBytes(res))).format).toBe('avif')
+  })
+
+  it("falls back to the input's family when neither AVIF nor WebP fits", async () => {
+    // The budget sits between the JPEG plan's estimate and the WebP plan's, both as the API reports them.
+    const input = fixture('large.jpg')
+    const query = 'width=1000&effort=2'
+    const webp = estimateOf(await post(input, `${query}&format=webp`))
+    const jpeg = estimateOf(await post(input, `${query}&format=jpeg`))
+    expect(jpeg, 'the JPEG plan must need less than the WebP plan for this test').toBeLessThan(webp - 1)
+    const budget = { MEMORY_BUDGET_MIB: String(webp - 1) }
+
+    await expectProblem(await post(input, `${query}&format=webp`, {}, budget), 'operation_too_large', 422)
+    const res = await post(input, `${query}&format=auto`, { Accept: BROWSER }, budget)
+    const out = await decode(await okBytes(res))
+    expect([out.format, out.image.width, out.image.height]).toEqual(['jpeg', 1000, 625])
+  })
+
+  it('answers 422 operation_too_large when no candidate fits, and serves the next request', async () => {
+    const problem = await expectProblem(
+      await post(fixture('large.jpg'), 'format=auto', { Accept: BROWSER }, { MEMORY_BUDGET_MIB: '12' }),
+      'operation_too_large',
+      422,
+    )
+    expect(problem.detail).toMatch(/MEMORY_BUDGET_MIB/)
+    expect(problem.limit).toBe(12)
+    const next = await post(fixture('large.jpg'), 'format=auto', { Accept: 'image/webp' })
+    expect((await decode(await okBytes(next))).format).toBe('webp')
+  })
+})
