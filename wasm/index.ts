@@ -4,11 +4,13 @@
  * Workers cannot compile WebAssembly from bytes at run time, so every module is imported as an
  * already-compiled `WebAssembly.Module` (wrangler's CompiledWasm rule) and instantiated here.
  *
- * Memory is the binding limit of a Worker (128 MB per isolate) and WebAssembly memory never shrinks
- * while its instance lives. So every heavy operation gets a *fresh* instance from the compiled module,
- * used once and dropped: its linear memory becomes garbage as soon as the operation returns, instead of
- * staying at its high-water mark for the life of the isolate as it would with the codecs' own
- * module-level singletons. Instantiating a compiled module costs well under a millisecond.
+ * Memory is the binding limit of a Worker (128 MB per isolate) and WebAssembly memory never shrinks.
+ * The lean codec (our own module) gets one instance per conversion over one memory per isolate, which
+ * every conversion reuses (wasm/session.ts), so what it holds does not depend on the garbage collector.
+ * The other codecs keep their own memory, so each heavy operation gets a *fresh* instance of them, used
+ * once and dropped, instead of the codecs' module-level singletons that would stay at their high-water
+ * mark for the life of the isolate; a dropped memory stays resident until V8 collects it. Instantiating
+ * a compiled module costs well under a millisecond.
  */
 import jpegEncModule from '@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm'
 import webpDecModule from '@jsquash/webp/codec/dec/webp_dec.wasm'
@@ -27,7 +29,7 @@ import type { WebPModule as WebpDecoder } from '@jsquash/webp/codec/dec/webp_dec
 import type { AVIFModule as AvifDecoder } from '@jsquash/avif/codec/dec/avif_dec'
 import type { AVIFModule as AvifEncoder } from '@jsquash/avif/codec/enc/avif_enc'
 import { MemoryCap } from './cap'
-import { LeanCodec } from './lean'
+import { sessionCodec } from './session'
 import './imagedata'
 
 export { MemoryCap }
@@ -73,8 +75,13 @@ export const webpDecoder = (cap?: MemoryCap) => emscripten<WebpDecoder>(webpDecF
 export const avifDecoder = (cap?: MemoryCap) => emscripten<AvifDecoder>(avifDecFactory, avifDecModule, cap)
 export const avifEncoder = () => emscripten<AvifEncoder>(avifEncFactory, avifEncModule)
 
-/** A fresh lean codec (libjpeg-turbo + libwebp, row by row; wasm/lean.ts) whose memory stops at `cap`. */
-export const leanCodec = (cap: MemoryCap) => new LeanCodec(leanModule, cap)
+/**
+ * The lean codec (libjpeg-turbo + libwebp, row by row; wasm/lean.ts): inside a conversion
+ * (withLeanSession), the conversion's one instance over the isolate's lean memory; elsewhere a fresh
+ * instance whose memory stops at `cap`.
+ */
+export const leanCodec = (cap: MemoryCap) => sessionCodec(leanModule, cap)
+export { leanResidentMiB, releaseLeanMemory, withLeanSession } from './session'
 
 /**
  * The wasm-bindgen modules below have one import (oxipng) or a few (png), so we call their exports

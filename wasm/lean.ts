@@ -3,16 +3,21 @@
  * by row, so a large JPEG is decoded at a DCT-scaled size, into the WebP encoder's YUV planes, or
  * straight into a JPEG compressor, instead of through whole RGBA copies.
  *
- * One `LeanCodec` is one fresh instance for one request: its memory is created here with a maximum
- * (the request's MemoryCap), so a file that needs more fails cleanly inside the codec, and it is
- * dropped afterwards, so its linear memory never outlives the request. Errors are thrown from the
+ * One `LeanCodec` is one instance for one conversion (wasm/session.ts): over the isolate's shared
+ * lean memory inside a conversion, or over a memory of its own created here; either way with a maximum
+ * (a MemoryCap), so a file that needs more fails cleanly inside the codec. Errors are thrown from the
  * `fail` import and leave the instance mid-call; it is not used again.
+ *
+ * Pixels a method returns are a view of the instance's memory. Handed back to a method of the same
+ * instance they are passed by address, not copied (the callee takes them over), which also works after
+ * the memory has grown and the view's buffer has been detached.
  */
 import type { MemoryCap } from './cap'
 
 interface LeanExports {
   _initialize(): void
   lean_alloc(size: number): number
+  lean_free(ptr: number): void
   lean_output(): number
   lean_output_size(): number
   jd_open(ptr: number, len: number): number
@@ -43,15 +48,23 @@ const PAGE = 65536
 const MAX_PAGES = 65536
 const EBADF = 8
 
+/** The most 64 KiB pages a lean memory capped at `cap` may have. */
+export const pagesFor = (cap: MemoryCap): number => Math.min(MAX_PAGES, Math.max(16, Math.floor(cap.maxBytes / PAGE)))
+
 export class LeanCodec {
   private readonly memory: WebAssembly.Memory
   private readonly exports: LeanExports
+  /** The caps to mark as reached when the codec runs out of memory: its own and the current caller's. */
+  private readonly caps: Set<MemoryCap>
+  /** Pixel views this instance returned, by their address in its memory. */
+  private readonly views = new WeakMap<Uint8ClampedArray, number>()
 
-  constructor(module: WebAssembly.Module, readonly cap: MemoryCap) {
-    this.memory = new WebAssembly.Memory({ initial: 16, maximum: Math.min(MAX_PAGES, Math.max(16, Math.floor(cap.maxBytes / PAGE))) })
+  constructor(module: WebAssembly.Module, cap: MemoryCap, memory = new WebAssembly.Memory({ initial: 16, maximum: pagesFor(cap) })) {
+    this.memory = memory
+    this.caps = new Set([cap])
     const fail = (ptr: number, len: number) => {
       const message = new TextDecoder().decode(new Uint8Array(this.memory.buffer, ptr, len))
-      if (/memory/i.test(message)) cap.reached = true
+      if (/memory/i.test(message)) for (const c of this.caps) c.reached = true
       throw new LeanFailure(message)
     }
     // wasi-libc links these for stdio and getenv; the codec writes nothing and reads no environment.
@@ -72,6 +85,11 @@ export class LeanCodec {
     const instance = new WebAssembly.Instance(module, { env: { memory: this.memory, fail }, wasi_snapshot_preview1: wasi })
     this.exports = instance.exports as unknown as LeanExports
     this.exports._initialize()
+  }
+
+  /** Also mark `cap` as reached if the codec runs out of memory (a later step's caller). */
+  markOnFailure(cap: MemoryCap): void {
+    this.caps.add(cap)
   }
 
   /** Copy a JPEG into the instance and read its header. */
@@ -99,7 +117,7 @@ export class LeanCodec {
     const h = this.exports.jd_height()
     const ptr = this.exports.jd_decode(orientation)
     const [width, height] = turned ? [h, w] : [w, h]
-    return new ImageData(new Uint8ClampedArray(this.memory.buffer, ptr, width * height * 4), width, height)
+    return this.view(ptr, width, height)
   }
 
   /** Decode step of JPEG -> WebP: the started (RGB) image into the encoder's YUV 4:2:0 planes, upright. */
@@ -118,7 +136,7 @@ export class LeanCodec {
    * The pixels are copied in and freed once the encoder has its own planes.
    */
   encodeWebpRgba(image: ImageData, { quality, method, lossless, lowMemory }: { quality: number; method: number; lossless: boolean; lowMemory: boolean }): Uint8Array {
-    const ptr = this.copyIn(image.data)
+    const ptr = this.pixelsIn(image)
     this.exports.webp_encode_rgba(ptr, image.width, image.height, quality, method, lossless ? 1 : 0, lowMemory ? 1 : 0)
     return this.output()
   }
@@ -131,8 +149,9 @@ export class LeanCodec {
 
   /** Encode RGBA pixels (alpha ignored) as JPEG with libjpeg-turbo. */
   encodeJpeg(image: ImageData, { quality, progressive, optimize }: LeanJpegSettings): Uint8Array {
-    const ptr = this.copyIn(image.data)
+    const ptr = this.pixelsIn(image)
     this.exports.jpeg_encode(ptr, image.width, image.height, 4, quality, progressive ? 1 : 0, optimize ? 1 : 0)
+    this.exports.lean_free(ptr)
     return this.output()
   }
 
@@ -142,9 +161,31 @@ export class LeanCodec {
    * images with transparency. Like decodeRgba, the result is a view of the instance's memory.
    */
   resizeRgba(image: ImageData, width: number, height: number, premultiply: boolean): ImageData {
-    const ptr = this.copyIn(image.data)
-    const size = this.exports.resize_rgba(ptr, image.width, image.height, width, height, premultiply ? 1 : 0)
-    return new ImageData(new Uint8ClampedArray(this.memory.buffer, this.exports.lean_output(), size), width, height)
+    const ptr = this.pixelsIn(image)
+    this.exports.resize_rgba(ptr, image.width, image.height, width, height, premultiply ? 1 : 0)
+    return this.view(this.exports.lean_output(), width, height)
+  }
+
+  /** RGBA pixels at `ptr`, as an ImageData over the instance's memory (remembered for pixelsIn). */
+  private view(ptr: number, width: number, height: number): ImageData {
+    const data = new Uint8ClampedArray(this.memory.buffer, ptr, width * height * 4)
+    this.views.set(data, ptr)
+    return new ImageData(data, width, height)
+  }
+
+  /**
+   * The address of `image`'s pixels in this instance, for a method that takes them over (and frees
+   * them): its own view is passed as it is, anything else is copied in.
+   */
+  private pixelsIn(image: ImageData): number {
+    const own = this.views.get(image.data)
+    if (own !== undefined) {
+      this.views.delete(image.data)
+      return own
+    }
+    // A view of a lean memory that has since grown reads as empty: copying it would encode nothing.
+    if (image.data.length !== image.width * image.height * 4) throw new LeanFailure('pixels read after their memory grew')
+    return this.copyIn(image.data)
   }
 
   private copyIn(bytes: Uint8Array | Uint8ClampedArray): number {

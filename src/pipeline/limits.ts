@@ -87,7 +87,7 @@ export interface ConversionPlan {
  * @example
  * planConversion(header, 'webp', planGeometry(4032, 3024, {}), settings, limits).route // 'jpeg-to-webp'
  */
-export function planConversion(header: ImageHeader, format: OutputFormat, geometry: Geometry, settings: EncodeSettings, limits: Limits): ConversionPlan {
+export function planConversion(header: ImageHeader, format: OutputFormat, geometry: Geometry, settings: EncodeSettings, limits: Limits, leanResidentMiB = 0): ConversionPlan {
   const { crop, resize, canvas } = geometry
   const at = (scale: number, turbo = false): ConversionPlan => ({
     header,
@@ -102,7 +102,7 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
     height: canvas.height,
     resized: resize.width !== crop.width || resize.height !== crop.height,
   })
-  const fits = (plan: ConversionPlan) => estimateMiB(plan) <= limits.memoryBudgetMiB
+  const fits = (plan: ConversionPlan) => estimateMiB(plan, leanResidentMiB) <= limits.memoryBudgetMiB
   const upright = uprightSize(header)
   const sameSize = isIdentity(geometry, upright.width, upright.height)
   // Effort 0-2 asks for speed: libjpeg-turbo, as sharp's default JPEG, instead of MozJPEG's trellis.
@@ -121,21 +121,43 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
   return at(last, format === 'jpeg')
 }
 
-/** Estimated peak memory growth, in MiB, of one conversion (see MEMORY_MODEL). */
-export function estimateMiB(plan: ConversionPlan): number {
+/** Input formats the lean codec decodes (into the conversion's lean memory; see wasm/session.ts). */
+export const LEAN_DECODERS: ReadonlySet<FormatId> = new Set<FormatId>(['jpeg'])
+
+/**
+ * A plan's estimate in two parts (MiB, without `baseMiB`): what the lean codec's steps take (its one
+ * memory per isolate, which later conversions reuse and which never shrinks) and what the other codecs
+ * take (fresh instances of their own).
+ */
+export function estimateParts(plan: ConversionPlan): { lean: number; other: number } {
   const m = MEMORY_MODEL
   const inMP = (plan.header.width * plan.header.height) / 1e6
   const outMP = (plan.width * plan.height) / 1e6
   const progressive = plan.header.format === 'jpeg' && plan.header.progressive ? m.progressiveJpegPerMP * inMP : 0
   if (plan.route !== 'pixels') {
     const turned = plan.route === 'jpeg-to-jpeg' && plan.header.orientation > 1
-    return m.baseMiB + m.transcode.baseMiB + progressive + m.transcode.perMP[turned ? 'jpeg-to-jpeg-turned' : plan.route] * inMP
+    return { lean: m.transcode.baseMiB + progressive + m.transcode.perMP[turned ? 'jpeg-to-jpeg-turned' : plan.route] * inMP, other: 0 }
   }
   const decode = m.decodePerMP[plan.header.format] * (plan.decodedPixels / 1e6) + progressive
   const resize = plan.resized ? m.resize.baseMiB + m.resize.inputPerMP * (plan.cropPixels / 1e6) * (plan.decodedPixels / (plan.header.width * plan.header.height)) + m.resize.outputPerMP * outMP + plan.ringMiB : 0
   const encoder = plan.turbo ? m.turboJpegEncode : m.encode[plan.format]
   const encode = encoder.baseMiB + encoder.perMP * outMP
-  return m.baseMiB + decode + resize + encode
+  const leanDecode = LEAN_DECODERS.has(plan.header.format)
+  const leanEncode = plan.turbo || plan.format === 'webp'
+  return {
+    lean: (leanDecode ? decode : 0) + resize + (leanEncode ? encode : 0),
+    other: (leanDecode ? 0 : decode) + (leanEncode ? 0 : encode),
+  }
+}
+
+/**
+ * Estimated peak memory growth, in MiB, of one conversion (see MEMORY_MODEL), over an isolate whose
+ * lean memory already holds `leanResidentMiB` from earlier conversions: the lean steps reuse it, so
+ * they cost the larger of the two, not the sum.
+ */
+export function estimateMiB(plan: ConversionPlan, leanResidentMiB = 0): number {
+  const { lean, other } = estimateParts(plan)
+  return MEMORY_MODEL.baseMiB + Math.max(lean, leanResidentMiB) + other
 }
 
 const mp = (pixels: number) => `${(pixels / 1e6).toFixed(1)} MP`
@@ -173,7 +195,7 @@ export function checkInput(header: ImageHeader, limits: Limits): void {
  * @example
  * const estimate = checkPlan(planConversion(header, 'webp', geometry, settings, limits), limits)
  */
-export function checkPlan(plan: ConversionPlan, limits: Limits): number {
+export function checkPlan(plan: ConversionPlan, limits: Limits, leanResidentMiB = 0): number {
   const { width, height, format } = plan
   const pixels = width * height
   if (pixels > limits.maxOutputPixels) {
@@ -191,7 +213,7 @@ export function checkPlan(plan: ConversionPlan, limits: Limits): number {
       { maxDimension, width, height },
     )
   }
-  const estimate = estimateMiB(plan)
+  const estimate = estimateMiB(plan, leanResidentMiB)
   if (estimate > limits.memoryBudgetMiB) {
     const inMP = mp(plan.header.width * plan.header.height)
     throw new ApiError(

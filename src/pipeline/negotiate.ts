@@ -63,28 +63,48 @@ export interface OutputChoice {
   settings: EncodeSettings
   plan: ConversionPlan
   memoryEstimate: number
+  /**
+   * The plan fits only if the isolate's lean memory kept from earlier conversions is given up (left to
+   * the garbage collector) rather than reused: a conversion through codecs outside the lean codec.
+   */
+  releaseLeanMemory: boolean
 }
 
 /**
  * Step 3: the first candidate whose plan fits the limits. With `auto`, a candidate the memory budget
  * refuses is skipped for the next (a 12 MP photo asked for by a browser gets WebP when AVIF would not
  * fit, not a 422); the last candidate's refusal is the answer when none fits. An explicit format has
- * one candidate, so it is refused with the 422 that names the limit.
+ * one candidate, so it is refused with the 422 that names the limit. A plan is checked over the lean
+ * memory the isolate keeps (`leanResidentMiB`), and, only if it does not fit so, over a fresh one: the
+ * same request gets the same format whatever ran before it in the isolate.
  *
  * @example
  * const { format, plan } = chooseOutput(formatCandidates('auto', header, accept, geometry.canvas), header, geometry, options, limits)
  */
-export function chooseOutput(candidates: OutputFormat[], header: ImageHeader, geometry: Geometry, options: CompressOptions, limits: Limits): OutputChoice {
+export function chooseOutput(
+  candidates: OutputFormat[],
+  header: ImageHeader,
+  geometry: Geometry,
+  options: CompressOptions,
+  limits: Limits,
+  leanResidentMiB = 0,
+): OutputChoice {
   const explicit = options.format !== undefined && options.format !== 'auto'
   const pixels = geometry.canvas.width * geometry.canvas.height
+  const tooLarge = (error: unknown) => error instanceof ApiError && error.code === 'operation_too_large'
   for (const [i, format] of candidates.entries()) {
     const settings = encodeSettings(format, options, pixels, explicit)
-    const plan = planConversion(header, format, geometry, settings, limits)
+    const plan = planConversion(header, format, geometry, settings, limits, leanResidentMiB)
     try {
-      return { format, settings, plan, memoryEstimate: checkPlan(plan, limits) }
+      return { format, settings, plan, memoryEstimate: checkPlan(plan, limits, leanResidentMiB), releaseLeanMemory: false }
     } catch (error) {
-      const last = i === candidates.length - 1
-      if (last || !(error instanceof ApiError) || error.code !== 'operation_too_large') throw error
+      if (!tooLarge(error)) throw error
+    }
+    try {
+      const fresh = planConversion(header, format, geometry, settings, limits)
+      return { format, settings, plan: fresh, memoryEstimate: checkPlan(fresh, limits), releaseLeanMemory: leanResidentMiB > 0 }
+    } catch (error) {
+      if (i === candidates.length - 1 || !tooLarge(error)) throw error
     }
   }
   throw new Error('no output format candidates')

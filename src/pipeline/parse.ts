@@ -19,13 +19,8 @@ export interface ParsedRequest {
  * missing nor a lying Content-Length lets a larger body through.
  */
 export async function readBody(request: Request, maxBytes: number): Promise<Uint8Array> {
+  await refuseDeclaredTooLarge(request, maxBytes)
   const declared = Number(request.headers.get('content-length') ?? Number.NaN)
-  if (declared > maxBytes) {
-    // Say at once that the body will not be read: wrangler dev otherwise drains it (all of it,
-    // or forever if the client waits for an answer before sending) before the 413 goes out.
-    await request.body?.cancel().catch(() => {})
-    throw tooLarge(maxBytes)
-  }
   if (!request.body) return new Uint8Array(0)
   const reader = request.body.getReader()
   let buffer = new Uint8Array(Number.isFinite(declared) && declared > 0 ? declared : 64 * 1024)
@@ -53,6 +48,17 @@ export async function readBody(request: Request, maxBytes: number): Promise<Uint
     size += value.length
   }
   return buffer.subarray(0, size)
+}
+
+/** 413 for a Content-Length over the limit, before any of the body is read. */
+async function refuseDeclaredTooLarge(request: Request, maxBytes: number): Promise<void> {
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN)
+  if (declared > maxBytes) {
+    // Say at once that the body will not be read: wrangler dev otherwise drains it (all of it,
+    // or forever if the client waits for an answer before sending) before the 413 goes out.
+    await request.body?.cancel().catch(() => {})
+    throw tooLarge(maxBytes)
+  }
 }
 
 const tooLarge = (maxBytes: number) =>
@@ -89,6 +95,40 @@ function describeIssue(issue: z.core.$ZodIssue): { option: string; message: stri
 const RAW_TYPES = /^(image\/[a-z0-9.+-]+|application\/octet-stream)$/i
 
 /**
+ * Step 1, from the headers alone, before the request waits for its turn: a declared Content-Length over
+ * the limit, a Content-Type that is neither an image nor a form, and, for a raw body, the options in
+ * the query string. Anything it refuses is refused without queuing and without reading the body.
+ *
+ * @example
+ * await checkRequestHead(c, limits.maxInputBytes)
+ */
+export async function checkRequestHead(c: Context, maxBytes: number): Promise<void> {
+  await refuseDeclaredTooLarge(c.req.raw, maxBytes)
+  const type = contentTypeOf(c)
+  if (type !== 'multipart/form-data') {
+    refuseType(type)
+    parseOptions(queryFields(c))
+  }
+}
+
+const contentTypeOf = (c: Context) => (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
+
+function queryFields(c: Context): Record<string, string> {
+  const fields: Record<string, string> = {}
+  collectFields(new URL(c.req.url).searchParams.entries(), fields)
+  return fields
+}
+
+function refuseType(type: string): void {
+  if (type !== '' && !RAW_TYPES.test(type)) {
+    throw new ApiError(
+      'unsupported_media_type',
+      `Content-Type ${type} is not accepted: send the image as the raw body (image/* or application/octet-stream) or as multipart/form-data field "image".`,
+    )
+  }
+}
+
+/**
  * Step 1 of the pipeline: the image bytes and the validated options, from either a raw body
  * (`Content-Type: image/*` or `application/octet-stream`) or `multipart/form-data` field `image`.
  *
@@ -96,9 +136,8 @@ const RAW_TYPES = /^(image\/[a-z0-9.+-]+|application\/octet-stream)$/i
  * const { bytes, options } = await parseRequest(c, limits.maxInputBytes)
  */
 export async function parseRequest(c: Context, maxBytes: number): Promise<ParsedRequest> {
-  const fields: Record<string, string> = {}
-  collectFields(new URL(c.req.url).searchParams.entries(), fields)
-  const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
+  const fields = queryFields(c)
+  const type = contentTypeOf(c)
 
   if (type === 'multipart/form-data') {
     const body = await readBody(c.req.raw, maxBytes)
@@ -129,12 +168,7 @@ export async function parseRequest(c: Context, maxBytes: number): Promise<Parsed
     }
   }
 
-  if (type !== '' && !RAW_TYPES.test(type)) {
-    throw new ApiError(
-      'unsupported_media_type',
-      `Content-Type ${type} is not accepted: send the image as the raw body (image/* or application/octet-stream) or as multipart/form-data field "image".`,
-    )
-  }
+  refuseType(type)
   const options = parseOptions(fields)
   const bytes = await readBody(c.req.raw, maxBytes)
   if (bytes.length === 0) throw new ApiError('missing_image', 'The request body is empty: send the image bytes.')

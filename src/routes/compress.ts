@@ -1,47 +1,56 @@
 import { Hono } from 'hono'
+import { leanResidentMiB, releaseLeanMemory, withLeanSession } from '../../wasm'
 import { limitsOf } from '../env'
 import { conversionSlot } from '../lib/slot'
 import { decodeImage, encodeImage, transcode } from '../pipeline/codec'
 import { checkInput } from '../pipeline/limits'
 import { chooseOutput, formatCandidates } from '../pipeline/negotiate'
-import { parseRequest } from '../pipeline/parse'
+import { checkRequestHead, parseRequest } from '../pipeline/parse'
 import { type Outcome, respond } from '../pipeline/respond'
 import { readHeader, uprightSize } from '../pipeline/sniff'
 import { applyGeometry, fitToDecoded, flatten, hasTransparency, isIdentity, parseColour, planGeometry } from '../pipeline/transform'
 import { CODECS } from '../codecs/registry'
+import { decoderMemoryCap } from '../codecs/types'
 import { Stopwatch } from '../lib/stopwatch'
 import { type ClientVariables, identifyClient } from '../ratelimit/identify'
 import { rateLimit } from '../ratelimit/limit'
 
 /**
  * POST /api/compress. The pipeline, top to bottom:
- * identify the client -> rate limit (its Durable Object decides; no body is read before) -> parse -> sniff -> check limits and
- * choose the route -> (wait for the isolate's conversion slot) -> decode -> transform -> encode (or, for a JPEG kept at its size,
- * the three as one pass of the lean codec) -> never-bigger -> respond. Everything before decode works on header data only, so bad or
- * oversized input is refused before any pixel is touched.
+ * identify the client -> rate limit (its Durable Object decides; no body is read before) -> check the request's headers -> (wait for
+ * the isolate's conversion slot; the body stays unread meanwhile) -> parse -> sniff -> check limits and choose the format and route ->
+ * decode -> transform -> encode (or, for a JPEG kept at its size, the three as one pass of the lean codec) -> never-bigger -> respond.
+ * Everything before decode works on header data only, so bad or oversized input is refused before any pixel is touched; the lean
+ * codec's steps share one instance over the isolate's one lean memory (wasm/session.ts).
  */
 export const compress = new Hono<{ Bindings: Env } & ClientVariables>().post('/', identifyClient(), rateLimit(), async (c) => {
   const limits = limitsOf(c.env)
 
-  // 1. parse: body (byte limit enforced while streaming) and validated options
-  const { bytes, options, filename } = await parseRequest(c, limits.maxInputBytes)
-  const wantsJson = options.response === 'json' || (options.response === undefined && /application\/json/i.test(c.req.header('accept') ?? ''))
+  // 0. what the headers alone can refuse is refused before queuing: a declared size over the limit, the content type, query options
+  await checkRequestHead(c, limits.maxInputBytes)
 
-  // 2. sniff: format from magic bytes, dimensions and orientation from the header
-  const header = readHeader(bytes)
-  const upright = uprightSize(header)
+  // Queued requests wait here with their bodies unread, so a queue of uploads holds no image bytes.
+  const { outcome, wantsJson } = await conversionSlot.run(() => withLeanSession(decoderMemoryCap(), async () => {
+    // 1. parse: body (byte limit enforced while streaming) and validated options
+    const { bytes, options, filename } = await parseRequest(c, limits.maxInputBytes)
+    const wantsJson = options.response === 'json' || (options.response === undefined && /application\/json/i.test(c.req.header('accept') ?? ''))
 
-  // 3. limits and plan: everything below is known before decoding; format=auto takes the first
-  //    candidate format whose plan fits the memory budget
-  checkInput(header, limits)
-  const geometry = planGeometry(upright.width, upright.height, options)
-  const { width: outWidth, height: outHeight } = geometry.canvas
-  const candidates = formatCandidates(options.format, header, c.req.header('accept') ?? '', geometry.canvas)
-  const { format, settings, plan, memoryEstimate } = chooseOutput(candidates, header, geometry, options, limits)
-  const background = parseColour(options.background)
-  const padding: [number, number, number, number] = CODECS[format].alpha ? [...background, 0] : [...background, 255]
+    // 2. sniff: format from magic bytes, dimensions and orientation from the header
+    const header = readHeader(bytes)
+    const upright = uprightSize(header)
 
-  const outcome = await conversionSlot.run(async (): Promise<Outcome> => {
+    // 3. limits and plan: everything below is known before decoding; format=auto takes the first
+    //    candidate format whose plan fits the memory budget, counting the lean memory the isolate keeps
+    checkInput(header, limits)
+    const geometry = planGeometry(upright.width, upright.height, options)
+    const { width: outWidth, height: outHeight } = geometry.canvas
+    const candidates = formatCandidates(options.format, header, c.req.header('accept') ?? '', geometry.canvas)
+    const choice = chooseOutput(candidates, header, geometry, options, limits, leanResidentMiB())
+    const { format, settings, plan, memoryEstimate } = choice
+    if (choice.releaseLeanMemory) releaseLeanMemory()
+    const background = parseColour(options.background)
+    const padding: [number, number, number, number] = CODECS[format].alpha ? [...background, 0] : [...background, 255]
+
     const clock = new Stopwatch()
     let output: Uint8Array
     let size = { width: outWidth, height: outHeight }
@@ -72,7 +81,7 @@ export const compress = new Hono<{ Bindings: Env } & ClientVariables>().post('/'
     const original = unchanged && output.length >= bytes.length
     if (original) output = bytes
 
-    return {
+    const outcome: Outcome = {
       bytes: output,
       format,
       input: { format: header.format, bytes: bytes.length, width: upright.width, height: upright.height },
@@ -85,7 +94,8 @@ export const compress = new Hono<{ Bindings: Env } & ClientVariables>().post('/'
       vary: options.format === 'auto' || options.response === undefined,
       filename,
     }
-  }, limits.queueTimeoutMs)
+    return { outcome, wantsJson }
+  }), limits.queueTimeoutMs)
 
   // 7. respond
   return respond(c, outcome, wantsJson)

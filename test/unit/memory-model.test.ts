@@ -20,7 +20,7 @@ import { describe, expect, it } from 'vitest'
 import type { OutputFormat } from '../../src/codecs/registry'
 import { limitsOf } from '../../src/env'
 import { encodeSettings } from '../../src/pipeline/codec'
-import { estimateMiB, planConversion } from '../../src/pipeline/limits'
+import { estimateMiB, estimateParts, MEMORY_MODEL, planConversion } from '../../src/pipeline/limits'
 import type { ImageHeader } from '../../src/pipeline/sniff'
 import { planGeometry } from '../../src/pipeline/transform'
 
@@ -108,6 +108,25 @@ describe('memory model', () => {
     const plan = planConversion(header, 'png', geometry, encodeSettings('png', {}, 60_000, true), limitsOf(env))
     expect(plan.ringMiB).toBeGreaterThan(300)
     expect(estimateMiB(plan)).toBeGreaterThan(estimateMiB({ ...plan, ringMiB: 0 }) + 300)
+  })
+
+  it('charges a lean-only plan the larger of its own lean memory and what the isolate holds', () => {
+    // JPEG -> WebP in one pass runs wholly in the lean codec, which reuses the memory it holds.
+    const plan = planOf('jpeg', 'webp', 12, undefined, false)
+    const { lean, other } = estimateParts(plan)
+    expect(other).toBe(0)
+    expect(estimateMiB(plan, lean / 2)).toBe(estimateMiB(plan))
+    expect(estimateMiB(plan, lean + 10)).toBeCloseTo(estimateMiB(plan) + 10, 6)
+  })
+
+  it('adds the memory of codecs outside the lean codec on top of the lean memory the isolate holds', () => {
+    // JPEG -> AVIF: the decode is lean, libaom's encoder is not.
+    const plan = planOf('jpeg', 'avif', 1, undefined, false)
+    const { lean, other } = estimateParts(plan)
+    expect(other).toBeGreaterThan(MEMORY_MODEL.encode.avif.baseMiB)
+    expect(estimateMiB(plan, 60)).toBeCloseTo(MEMORY_MODEL.baseMiB + Math.max(lean, 60) + other, 6)
+    expect(estimateMiB(plan, 60)).toBeGreaterThan(limitsOf(env).memoryBudgetMiB)
+    expect(estimateMiB(plan)).toBeLessThanOrEqual(limitsOf(env).memoryBudgetMiB)
   })
 
   it('charges a resize on top of decoding and encoding', () => {

@@ -1,0 +1,74 @@
+/**
+ * One lean codec instance per conversion, on the isolate's one lean memory.
+ *
+ * A fresh WebAssembly memory per codec step is dropped when the step ends, but it stays resident until
+ * V8 collects it, which it does about every other request: back-to-back 12 MP conversions peaked at
+ * twice the first one's growth. Instead, a conversion's lean steps (decode, resize, encode, or a
+ * one-pass route) share one instance, and every conversion's instance is made over the same memory:
+ * instantiating re-applies the module's data and zeroed segments, so the allocator starts clean, and
+ * it hands out the pages the memory already has before it grows. The memory never shrinks, so it stays
+ * at the largest conversion's size, no larger than its cap; the plan charges what it keeps
+ * (`leanResidentMiB`). Pixels a step leaves in the instance are passed to the next step by address,
+ * without a copy.
+ *
+ * Conversions run one at a time (the isolate's conversion slot), and only code inside
+ * `withLeanSession` gets the shared instance: it is found through the async context, so a request
+ * outside the session (a deep health check, say) gets a fresh instance of its own, as before.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks'
+import type { MemoryCap } from './cap'
+import { LeanCodec, pagesFor } from './lean'
+
+interface Session {
+  cap: MemoryCap
+  codec?: LeanCodec
+}
+
+const sessions = new AsyncLocalStorage<Session>()
+let shared: { memory: WebAssembly.Memory; maxPages: number } | undefined
+let busy = false
+
+/** MiB of the isolate's shared lean memory: resident since earlier conversions, reused by the next. */
+export const leanResidentMiB = (): number => (shared ? shared.memory.buffer.byteLength / 2 ** 20 : 0)
+
+/**
+ * Give up the isolate's lean memory: the next session makes a new one. For a conversion that fits only
+ * without it; the old memory is then garbage, resident until V8 collects it, like every codec's was.
+ */
+export function releaseLeanMemory(): void {
+  shared = undefined
+}
+
+/**
+ * Run one conversion with one lean instance over the isolate's lean memory, capped at `cap`.
+ *
+ * @example
+ * const out = await withLeanSession(decoderMemoryCap(), () => convert(bytes))
+ */
+export async function withLeanSession<T>(cap: MemoryCap, work: () => Promise<T>): Promise<T> {
+  // Sessions are meant to run one at a time; one that overlaps another gets fresh instances instead.
+  if (busy) return work()
+  busy = true
+  try {
+    return await sessions.run({ cap }, work)
+  } finally {
+    busy = false
+  }
+}
+
+/**
+ * Inside a session, the conversion's lean instance (made on first use; `cap` is the one marked if it
+ * runs out of memory); outside, a fresh instance with a memory of its own.
+ */
+export function sessionCodec(module: WebAssembly.Module, cap: MemoryCap): LeanCodec {
+  const session = sessions.getStore()
+  if (!session) return new LeanCodec(module, cap)
+  if (!session.codec) {
+    const maxPages = pagesFor(session.cap)
+    // A memory made for another cap (MEMORY_BUDGET_MIB changed) is replaced, not reused.
+    if (shared?.maxPages !== maxPages) shared = { memory: new WebAssembly.Memory({ initial: 16, maximum: maxPages }), maxPages }
+    session.codec = new LeanCodec(module, session.cap, shared.memory)
+  }
+  session.codec.markOnFailure(cap)
+  return session.codec
+}
