@@ -1,5 +1,6 @@
 import { defaultOptions } from '@jsquash/avif/meta.js'
 import { avifDecoder, avifEncoder } from '../../wasm'
+import { capEffort, type EffortCaps } from './effort-caps'
 import { type Codec, capped, decodedOrThrow, decoderMemoryCap, effortOption, losslessOption, qualityOption } from './types'
 
 /**
@@ -8,7 +9,7 @@ import { type Codec, capped, decodedOrThrow, decoderMemoryCap, effortOption, los
  * effort: a 0.9 MP photo took 92 s at effort 9, 33 s at 6 and 4 s at 4 on the 2-core dev machine
  * (docs/robustness.md). test/unit/avif-effort-caps.test.ts checks every row against the measurements.
  */
-export const AVIF_EFFORT_CAPS: ReadonlyArray<{ maxPixels: number; maxEffort: number }> = [
+export const AVIF_EFFORT_CAPS: EffortCaps = [
   { maxPixels: 100_000, maxEffort: 9 },
   { maxPixels: 250_000, maxEffort: 7 },
   { maxPixels: 500_000, maxEffort: 5 },
@@ -31,10 +32,7 @@ export const avif: Codec = {
     lossless: losslessOption,
     effort: effortOption(4, 'libaom speed = 10 - effort, capped by image size (see limits.avifEffortCaps).'),
   },
-  effortFor(requested, pixels) {
-    const cap = AVIF_EFFORT_CAPS.find((c) => pixels <= c.maxPixels)!.maxEffort
-    return Math.min(requested, cap)
-  },
+  effortFor: (requested, pixels) => capEffort(AVIF_EFFORT_CAPS, requested, pixels),
   async decode(bytes, header) {
     const cap = decoderMemoryCap()
     const decoder = await avifDecoder(cap)

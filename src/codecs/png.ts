@@ -1,11 +1,30 @@
 import { oxipngRgba, pngDecode } from '../../wasm'
+import { capEffort, type EffortCaps } from './effort-caps'
 import { type Codec, decodedOrThrow, effortOption } from './types'
 
 /** oxipng level for each effort step 0-9 (its own scale is 0-6; level 2 is its default). */
 const OXIPNG_LEVELS = [0, 1, 1, 2, 2, 3, 4, 5, 6, 6] as const
 
-/** Above this many pixels oxipng is held to level 1: higher levels try more filters, each a pass over the image (CPU time). */
-export const PNG_LEAN_PIXELS = 4_000_000
+/**
+ * The highest effort allowed for a PNG output of a given size, so one oxipng encode stays under half of
+ * cpu_ms: each level tries more filters and deflate settings, each a pass over the image. CPU seconds
+ * per MP, the slowest of four images measured (scripts/lib/png-cpu-explore.mjs: a UI screenshot, the
+ * Gulp and Float-into-MATE wallpapers, a photo; docs/benchmarks.md) times 2.2, the most a held-out
+ * graphic took over them (1.9 MP: 60 s at level 6, 26 s at level 4): level 0 0.46, 1 2.2, 2 5.2,
+ * 3 12.4, 4 15.9, 5 26.9, 6 32.9. test/unit/effort-caps.test.ts checks every tier.
+ */
+export const PNG_EFFORT_CAPS: EffortCaps = [
+  { maxPixels: 400_000, maxEffort: 9 },
+  { maxPixels: 500_000, maxEffort: 7 },
+  { maxPixels: 900_000, maxEffort: 6 },
+  { maxPixels: 1_200_000, maxEffort: 5 },
+  { maxPixels: 2_800_000, maxEffort: 4 },
+  { maxPixels: 6_500_000, maxEffort: 2 },
+  { maxPixels: Number.POSITIVE_INFINITY, maxEffort: 0 },
+]
+
+/** oxipng's level for an effort. */
+export const oxipngLevel = (effort: number): number => OXIPNG_LEVELS[effort] ?? 2
 
 export const png: Codec = {
   id: 'png',
@@ -16,14 +35,13 @@ export const png: Codec = {
   lossless: true,
   alpha: true,
   options: {
-    effort: effortOption(4, 'oxipng optimisation level 0-6 (effort 4 = level 2); capped at level 1 above 4 MP.'),
+    effort: effortOption(4, 'oxipng optimisation level 0-6 (effort 4 = level 2), capped by image size (see limits.pngEffortCaps).'),
   },
+  effortFor: (requested, pixels) => capEffort(PNG_EFFORT_CAPS, requested, pixels),
   async decode(bytes) {
     return decodedOrThrow(pngDecode(bytes), 'PNG')
   },
   async encode(image, { effort }) {
-    const pixels = image.width * image.height
-    const level = Math.min(OXIPNG_LEVELS[effort] ?? 2, pixels > PNG_LEAN_PIXELS ? 1 : 6)
-    return oxipngRgba(image.data, image.width, image.height, level, false, true)
+    return oxipngRgba(image.data, image.width, image.height, oxipngLevel(effort), false, true)
   },
 }

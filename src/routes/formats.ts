@@ -1,6 +1,8 @@
 import { Hono } from 'hono'
 import { CODECS } from '../codecs/registry'
 import { AVIF_EFFORT_CAPS } from '../codecs/avif'
+import { publishedCaps } from '../codecs/effort-caps'
+import { PNG_EFFORT_CAPS } from '../codecs/png'
 import { limitsOf } from '../env'
 import { MEMORY_MODEL } from '../pipeline/limits'
 import { CompressOptionsSchema } from '../pipeline/options'
@@ -31,10 +33,8 @@ export const formats = new Hono<{ Bindings: Env }>().get('/', (c) => {
       maxDimension: 16384,
       memoryBudgetMiB: limits.memoryBudgetMiB,
       memoryModel: MEMORY_MODEL,
-      avifEffortCaps: AVIF_EFFORT_CAPS.map(({ maxPixels, maxEffort }) => ({
-        maxPixels: Number.isFinite(maxPixels) ? maxPixels : null,
-        maxEffort,
-      })),
+      avifEffortCaps: publishedCaps(AVIF_EFFORT_CAPS),
+      pngEffortCaps: publishedCaps(PNG_EFFORT_CAPS),
     },
     rateLimits: {
       windowSeconds: limits.quotas.windowSeconds,

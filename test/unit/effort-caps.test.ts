@@ -1,0 +1,72 @@
+/**
+ * The effort caps must keep one encode well inside wrangler.toml's cpu_ms: AVIF at effort 9 used to be
+ * allowed up to 1 MP (a 0.9 MP photo took 92 s of CPU against a 30 s limit), and PNG at effort 9 had no
+ * cap (a 1.9 MP graphic took 60 s).
+ *
+ * AVIF, CPU seconds per output megapixel for photos, the slowest figure measured on the 2-core dev
+ * machine: efforts 9, 6 and 4 from docs/robustness.md (large.jpg, 0.9 MP: 92 s, 33 s, 4 s); efforts 1,
+ * 2, 3 and 5 from the effort sweep in docs/benchmarks.md (1 MP: 0.37, 0.47, 1.09, 11.4 s), scaled by
+ * 2.2, the ratio between the two documents' effort-4 figures; 7 and 8 geometrically between 6 and 9.
+ * Effort 0 is taken as effort 1.
+ *
+ * PNG (oxipng), per effort through its level (0, 1, 1, 2, 2, 3, 4, 5, 6, 6): the slowest of a UI
+ * screenshot, two wallpapers and a photo at 1 MP (scripts/lib/png-cpu-explore.mjs; levels 0-6: 0.21,
+ * 0.99, 2.37, 5.62, 7.23, 12.22, 14.94 s) times 2.2, the most a held-out graphic took over them.
+ */
+import { env } from 'cloudflare:test'
+import { describe, expect, it } from 'vitest'
+import readme from '../../README.md?raw'
+import wranglerToml from '../../wrangler.toml?raw'
+import { AVIF_EFFORT_CAPS, avif } from '../../src/codecs/avif'
+import type { EffortCaps } from '../../src/codecs/effort-caps'
+import { PNG_EFFORT_CAPS, png } from '../../src/codecs/png'
+import type { Codec } from '../../src/codecs/types'
+
+const PNG_LEVEL_SECONDS = [0.21, 0.99, 2.37, 5.62, 7.23, 12.22, 14.94].map((s) => s * 2.2)
+const PNG_LEVELS = [0, 1, 1, 2, 2, 3, 4, 5, 6, 6]
+
+const CODECS: Array<{ name: string; codec: Codec; caps: EffortCaps; secondsPerMP: readonly number[] }> = [
+  { name: 'AVIF', codec: avif, caps: AVIF_EFFORT_CAPS, secondsPerMP: [0.82, 0.82, 1.03, 2.4, 4.44, 25, 36.7, 54, 74, 102.2] },
+  { name: 'PNG', codec: png, caps: PNG_EFFORT_CAPS, secondsPerMP: PNG_LEVELS.map((level) => PNG_LEVEL_SECONDS[level]!) },
+]
+
+const cpuLimitSeconds = Number(/^cpu_ms\s*=\s*(\d+)/m.exec(wranglerToml)![1]) / 1000
+const maxOutputPixels = Number((env as unknown as Record<string, string>).MAX_OUTPUT_PIXELS)
+
+for (const { name, codec, caps, secondsPerMP } of CODECS) {
+  describe(`${name} effort caps`, () => {
+    it('keep every size tier under half of cpu_ms at its highest allowed effort', () => {
+      expect(cpuLimitSeconds).toBe(30)
+      for (const { maxPixels, maxEffort } of caps) {
+        const pixels = Math.min(maxPixels, maxOutputPixels)
+        const seconds = (pixels / 1e6) * secondsPerMP[maxEffort]!
+        expect(seconds, `effort ${maxEffort} up to ${pixels} px`).toBeLessThan(cpuLimitSeconds / 2)
+      }
+    })
+
+    it('lower the effort as the output grows, and end with a tier for any size', () => {
+      for (let i = 1; i < caps.length; i++) {
+        expect(caps[i]!.maxPixels).toBeGreaterThan(caps[i - 1]!.maxPixels)
+        expect(caps[i]!.maxEffort).toBeLessThan(caps[i - 1]!.maxEffort)
+      }
+      expect(caps.at(-1)!.maxPixels).toBe(Number.POSITIVE_INFINITY)
+    })
+
+    it('apply at the tier boundaries: a tier includes its maxPixels', () => {
+      for (const [i, { maxPixels, maxEffort }] of caps.entries()) {
+        if (!Number.isFinite(maxPixels)) continue
+        expect(codec.effortFor!(9, maxPixels)).toBe(maxEffort)
+        expect(codec.effortFor!(9, maxPixels + 1)).toBe(caps[i + 1]!.maxEffort)
+      }
+      expect(codec.effortFor!(0, 16_000_000)).toBe(0)
+    })
+
+    it('are the ones the README states', () => {
+      const tiers = caps.map(({ maxPixels, maxEffort }) =>
+        Number.isFinite(maxPixels) ? `${maxEffort} up to ${maxPixels / 1e6} MP` : `${maxEffort} above`,
+      )
+      const sentence = `at most ${tiers.slice(0, -1).join(', ')} and ${tiers.at(-1)}`
+      expect(readme.replace(/\s+/g, ' ').includes(sentence), `README.md lacks "${sentence}"`).toBe(true)
+    })
+  })
+}
