@@ -1,4 +1,5 @@
 import { leanCodec, webpDecoder } from '../../wasm'
+import { capEffort, type EffortCaps } from './effort-caps'
 import { firstFrame, onCanvas } from './webp-frame'
 import { type Codec, capped, decodedOrThrow, decoderMemoryCap, effortOption, encoderMemoryCap, losslessOption, qualityOption } from './types'
 
@@ -7,6 +8,20 @@ import { type Codec, capped, decodedOrThrow, decoderMemoryCap, effortOption, enc
  * peak at 12 MP (241 against 258 MiB), for about twice the encode time at method 4.
  */
 export const WEBP_LOW_MEMORY_PIXELS = 4_000_000
+
+/**
+ * The highest effort allowed for a WebP output of a given size, so one encode stays under half of
+ * cpu_ms. CPU seconds per MP, the slowest of six images (two photos, three wallpapers, a UI screenshot;
+ * lossy q80 and lossless; docs/benchmarks.md item 21) times 1.5: effort 0 0.35, 1 0.81, 2 0.60, 3 1.14,
+ * 4 1.08, 5 2.06, 6-9 32.7. Method 6 is the outlier: lossy, on a noisy wallpaper, 17-22 s per MP
+ * (native libwebp took as long), where every other image took under 0.2.
+ */
+export const WEBP_EFFORT_CAPS: EffortCaps = [
+  { maxPixels: 450_000, maxEffort: 9 },
+  { maxPixels: 7_000_000, maxEffort: 5 },
+  { maxPixels: 13_000_000, maxEffort: 4 },
+  { maxPixels: Number.POSITIVE_INFINITY, maxEffort: 2 },
+]
 
 /** libwebp's method (0-6) for the service's effort (0-9). */
 export const webpMethod = (effort: number): number => Math.min(6, effort)
@@ -22,8 +37,9 @@ export const webp: Codec = {
   options: {
     quality: qualityOption(80),
     lossless: losslessOption,
-    effort: effortOption(4, 'libwebp method = min(effort, 6); lossless also sets its compression level to effort x 11.'),
+    effort: effortOption(4, 'libwebp method = min(effort, 6); lossless also sets its compression level to effort x 11. Capped by image size (see limits.webpEffortCaps).'),
   },
+  effortFor: (requested, pixels) => capEffort(WEBP_EFFORT_CAPS, requested, pixels),
   async decode(bytes, header) {
     const cap = decoderMemoryCap()
     const decoder = await webpDecoder(cap)

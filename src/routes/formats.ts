@@ -3,6 +3,7 @@ import { CODECS } from '../codecs/registry'
 import { AVIF_EFFORT_CAPS } from '../codecs/avif'
 import { publishedCaps } from '../codecs/effort-caps'
 import { PNG_EFFORT_CAPS } from '../codecs/png'
+import { WEBP_EFFORT_CAPS } from '../codecs/webp'
 import { limitsOf } from '../env'
 import { MEMORY_MODEL } from '../pipeline/limits'
 import { CompressOptionsSchema } from '../pipeline/options'
@@ -35,6 +36,7 @@ export const formats = new Hono<{ Bindings: Env }>().get('/', (c) => {
       memoryModel: MEMORY_MODEL,
       avifEffortCaps: publishedCaps(AVIF_EFFORT_CAPS),
       pngEffortCaps: publishedCaps(PNG_EFFORT_CAPS),
+      webpEffortCaps: publishedCaps(WEBP_EFFORT_CAPS),
     },
     rateLimits: {
       windowSeconds: limits.quotas.windowSeconds,

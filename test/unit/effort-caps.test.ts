@@ -12,6 +12,9 @@
  * PNG (oxipng), per effort through its level (0, 1, 1, 2, 2, 3, 4, 5, 6, 6): the slowest of a UI
  * screenshot, two wallpapers and a photo at 1 MP (scripts/lib/png-cpu-explore.mjs; levels 0-6: 0.21,
  * 0.99, 2.37, 5.62, 7.23, 12.22, 14.94 s) times 2.2, the most a held-out graphic took over them.
+ *
+ * WebP (libwebp, lossy q80 or lossless), per effort: the slowest of six images at 1 MP (docs/benchmarks.md
+ * item 21; effort 6-9 is method 6, lossy, on a noisy wallpaper) times 1.5.
  */
 import { env } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
@@ -20,6 +23,7 @@ import wranglerToml from '../../wrangler.toml?raw'
 import { AVIF_EFFORT_CAPS, avif } from '../../src/codecs/avif'
 import type { EffortCaps } from '../../src/codecs/effort-caps'
 import { PNG_EFFORT_CAPS, png } from '../../src/codecs/png'
+import { WEBP_EFFORT_CAPS, webp } from '../../src/codecs/webp'
 import type { Codec } from '../../src/codecs/types'
 
 const PNG_LEVEL_SECONDS = [0.21, 0.99, 2.37, 5.62, 7.23, 12.22, 14.94].map((s) => s * 2.2)
@@ -28,6 +32,7 @@ const PNG_LEVELS = [0, 1, 1, 2, 2, 3, 4, 5, 6, 6]
 const CODECS: Array<{ name: string; codec: Codec; caps: EffortCaps; secondsPerMP: readonly number[] }> = [
   { name: 'AVIF', codec: avif, caps: AVIF_EFFORT_CAPS, secondsPerMP: [0.82, 0.82, 1.03, 2.4, 4.44, 25, 36.7, 54, 74, 102.2] },
   { name: 'PNG', codec: png, caps: PNG_EFFORT_CAPS, secondsPerMP: PNG_LEVELS.map((level) => PNG_LEVEL_SECONDS[level]!) },
+  { name: 'WebP', codec: webp, caps: WEBP_EFFORT_CAPS, secondsPerMP: [0.23, 0.54, 0.4, 0.76, 0.72, 1.37, 21.82, 21.82, 21.82, 21.82].map((s) => s * 1.5) },
 ]
 
 const cpuLimitSeconds = Number(/^cpu_ms\s*=\s*(\d+)/m.exec(wranglerToml)![1]) / 1000
