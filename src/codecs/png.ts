@@ -1,5 +1,5 @@
-import { oxipngRgba, pngDecode } from '../../wasm'
-import { type Codec, decodedOrThrow, effortOption } from './types'
+import { leanCodec, oxipngRgba } from '../../wasm'
+import { type Codec, capped, decoderMemoryCap, effortOption, leanFailure } from './types'
 
 /** oxipng level for each effort step 0-9 (its own scale is 0-6; level 2 is its default). */
 const OXIPNG_LEVELS = [0, 1, 1, 2, 2, 3, 4, 5, 6, 6] as const
@@ -18,8 +18,10 @@ export const png: Codec = {
   options: {
     effort: effortOption(4, 'oxipng optimisation level 0-6 (effort 4 = level 2); capped at level 1 above 4 MP.'),
   },
-  async decode(bytes) {
-    return decodedOrThrow(pngDecode(bytes), 'PNG')
+  async decode(bytes, header) {
+    // libpng in the lean codec: the pixels stay in the decoder's memory (a view, not a copy).
+    const cap = decoderMemoryCap()
+    return capped(cap, header, () => leanFailure('libpng', () => leanCodec(cap).decodePng(bytes, header.width, header.height)))
   },
   async encode(image, { effort }) {
     const pixels = image.width * image.height
