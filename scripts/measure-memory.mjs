@@ -22,7 +22,8 @@
 //   --only LIST        comma-separated case keys: OUTPUT:MP for JPEG input (jpeg:12, webp:4, avif:1,
 //                      png:12), or INPUT>OUTPUT:MP for other inputs (png>webp:12, pjpeg>webp:12), with
 //                      @QUERY for a case with options (webp:12@width=1600, jpeg:4@width=1200&fit=cover);
-//                      any combination of input, output, 1/2/4/12 MP and options, not only the full run's
+//                      any combination of input, output, 1/2/4/12 MP and options, not only the full run's;
+//                      a file in place of MP (png>webp:shots/2880x1800.png@width=1200) sends that file
 //   --runs N           measure each case N times (each in a fresh wrangler), report the largest growth
 //   --corpus DIR       photos to make the inputs from (default ../shared/corpus/photos); synthetic
 //                      photo-like images when absent
@@ -141,24 +142,35 @@ function allCases() {
   return cases
 }
 
-/** `query`: extra query parameters of POST /api/compress besides format (e.g. { width: 1600 }). */
-function makeCase(input, output, mp, query = {}) {
-  const [width, height] = SIZES[mp]
+/**
+ * `query`: extra query parameters of POST /api/compress besides format (e.g. { width: 1600 }).
+ * `file`: a PNG to send instead of a photo made at `mp` (its size from its IHDR).
+ */
+function makeCase(input, output, mp, query = {}, file = null) {
+  const [width, height] = file ? pngSize(file) : SIZES[mp]
   const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString()
-  const key = `${input === 'jpeg' ? '' : `${input}>`}${output}:${mp}${qs ? `@${qs}` : ''}`
-  return { key, input, output, mp, width, height, query, qs }
+  const key = `${input === 'jpeg' ? '' : `${input}>`}${output}:${file ?? mp}${qs ? `@${qs}` : ''}`
+  return { key, input, output, mp: file ? (width * height) / 1e6 : mp, width, height, query, qs, file }
+}
+
+function pngSize(file) {
+  const bytes = fs.readFileSync(file)
+  if (bytes.toString('latin1', 12, 16) !== 'IHDR') fail(`${file} is not a PNG`)
+  return [bytes.readUInt32BE(16), bytes.readUInt32BE(20)]
 }
 
 /** A case from its key; any input kind, output, size of SIZES and query, not only those of allCases(). */
 function caseOfKey(key) {
-  const m = /^(?:([a-z]+)>)?([a-z]+):(\d+)(?:@(.+))?$/i.exec(key.trim().replace(/\bjpg\b/gi, 'jpeg'))
+  const m = /^(?:([a-z]+)>)?([a-z]+):([^@]+)(?:@(.+))?$/i.exec(key.trim())
   const bad = (why) => fail(`bad case key "${key}": ${why} (expected e.g. webp:12, png>webp:12 or webp:12@width=1600)`)
   if (!m) bad('not OUTPUT:MP')
-  const [, input = 'jpeg', output, mp, qs = ''] = m.map((v) => v?.toLowerCase())
+  const [, input = 'jpeg', output, size, qs = ''] = m.map((v, i) => (i === 3 ? v : v?.toLowerCase().replace(/^jpg$/, 'jpeg')))
   if (!INPUT_KINDS[input]) bad(`input one of ${Object.keys(INPUT_KINDS).join(', ')}`)
   if (!OUTPUTS.includes(output)) bad(`output one of ${OUTPUTS.join(', ')}`)
-  if (!SIZES[mp]) bad(`MP one of ${Object.keys(SIZES).join(', ')}`)
-  return makeCase(input, output, Number(mp), Object.fromEntries(new URLSearchParams(qs)))
+  const file = /^\d+$/.test(size) ? null : path.resolve(size)
+  if (file && input !== 'png') bad('a file only for png input')
+  if (!file && !SIZES[size]) bad(`MP one of ${Object.keys(SIZES).join(', ')}, or a PNG file`)
+  return makeCase(input, output, Number(size), Object.fromEntries(new URLSearchParams(qs)), file)
 }
 
 function selectCases(args) {
@@ -591,6 +603,10 @@ async function main() {
   const inputs = new Map()
   for (const c of cases) {
     const kind = INPUT_KINDS[c.input]
+    if (c.file) {
+      inputs.set(c.key, { file: c.file, bytes: fs.statSync(c.file).size, width: c.width, height: c.height, format: 'png', source: path.basename(c.file) })
+      continue
+    }
     inputs.set(c.key, await makeInput({ format: kind.format, progressive: kind.progressive, width: c.width, height: c.height }, { root: ROOT, corpusDir: args.corpus, cacheDir: INPUTS, log }))
   }
 

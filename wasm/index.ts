@@ -16,7 +16,6 @@ import jpegEncModule from '@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm'
 import webpDecModule from '@jsquash/webp/codec/dec/webp_dec.wasm'
 import avifDecModule from '@jsquash/avif/codec/dec/avif_dec.wasm'
 import avifEncModule from '@jsquash/avif/codec/enc/avif_enc.wasm'
-import pngModule from '@jsquash/png/codec/pkg/squoosh_png_bg.wasm?module'
 import oxipngModule from '@jsquash/oxipng/codec/pkg/squoosh_oxipng_bg.wasm?module'
 import leanModule from './lean/lean.wasm'
 
@@ -76,7 +75,7 @@ export const avifDecoder = (cap?: MemoryCap) => emscripten<AvifDecoder>(avifDecF
 export const avifEncoder = () => emscripten<AvifEncoder>(avifEncFactory, avifEncModule)
 
 /**
- * The lean codec (libjpeg-turbo + libwebp, row by row; wasm/lean.ts): inside a conversion
+ * The lean codec (libjpeg-turbo, libwebp and libpng, row by row; wasm/lean.ts): inside a conversion
  * (withLeanSession), the conversion's one instance over the isolate's lean memory; elsewhere a fresh
  * instance whose memory stops at `cap`.
  */
@@ -84,9 +83,9 @@ export const leanCodec = (cap: MemoryCap) => sessionCodec(leanModule, cap)
 export { leanResidentMiB, releaseLeanMemory, withLeanSession } from './session'
 
 /**
- * The wasm-bindgen modules below have one import (oxipng) or a few (png), so we call their exports
- * directly on a fresh instance rather than through the generated glue, whose single module-level
- * instance would keep its largest-ever memory for the life of the isolate.
+ * oxipng's wasm-bindgen module has one import, so we call its exports directly on a fresh instance
+ * rather than through the generated glue, whose single module-level instance would keep its
+ * largest-ever memory for the life of the isolate.
  */
 interface BindgenExports {
   memory: WebAssembly.Memory
@@ -138,49 +137,4 @@ export function oxipngRgba(
   return callReturningBytes(exports, rgba, (retptr, ptr, len) =>
     exports.optimise_raw(retptr, ptr, len, width, height, level, interlace ? 1 : 0, optimiseAlpha ? 1 : 0),
   )
-}
-
-/**
- * Decode a PNG to RGBA on a fresh instance of squoosh's PNG module. Its generated glue keeps one
- * instance for the life of the isolate, and every decode that fails (through wasm-bindgen's
- * `unwrap_throw`) leaves that instance's shadow stack pointer where the error left it: after about
- * 745 corrupt PNGs every PNG decode in the isolate trapped ("memory access out of bounds"), valid
- * files included. A fresh instance per decode, as for every other codec, cannot inherit that.
- * The imports are the glue's, matched by name prefix (wasm-bindgen appends a hash to each name).
- */
-export function pngDecode(bytes: Uint8Array): ImageData {
-  // wasm-bindgen's object heap: 128 reserved slots, then undefined, null, true, false.
-  const heap: unknown[] = [...new Array<unknown>(128).fill(undefined), undefined, null, true, false]
-  const add = (value: unknown) => heap.push(value) - 1
-  let exports!: BindgenExports & { decode(ptr: number, len: number): number }
-  const text = (ptr: number, len: number) => new TextDecoder().decode(new Uint8Array(exports.memory.buffer, ptr >>> 0, len))
-  const handlers: Array<[string, (...args: number[]) => unknown]> = [
-    ['__wbindgen_throw', (ptr, len) => {
-      throw new Error(text(ptr!, len!))
-    }],
-    ['__wbindgen_memory', () => add(exports.memory)],
-    ['__wbindgen_object_drop_ref', (index) => {
-      heap[index!] = undefined
-    }],
-    ['__wbg_buffer_', (index) => add((heap[index!] as { buffer: ArrayBuffer }).buffer)],
-    ['__wbg_newwithbyteoffsetandlength_', (buffer, offset, length) => add(new Uint16Array(heap[buffer!] as ArrayBuffer, offset! >>> 0, length! >>> 0))],
-    ['__wbg_newwithownedu8clampedarrayandsh_', (ptr, len, width, height) => {
-      const data = new Uint8ClampedArray(exports.memory.buffer, ptr! >>> 0, len!).slice()
-      exports.__wbindgen_free(ptr!, len!, 1)
-      return add(new ImageData(data, width! >>> 0, height! >>> 0))
-    }],
-  ]
-  const wbg: Record<string, (...args: number[]) => unknown> = {}
-  for (const { name } of WebAssembly.Module.imports(pngModule)) {
-    const handler = handlers.find(([prefix]) => name.startsWith(prefix))?.[1]
-    wbg[name] = handler ?? (() => {
-      throw new Error(`the PNG module called ${name}, which decoding does not use`)
-    })
-  }
-  exports = new WebAssembly.Instance(pngModule, { wbg }).exports as unknown as typeof exports
-  const ptr = exports.__wbindgen_malloc(bytes.length, 1) >>> 0
-  new Uint8Array(exports.memory.buffer, ptr, bytes.length).set(bytes)
-  const image = heap[exports.decode(ptr, bytes.length)]
-  if (!(image instanceof ImageData)) throw new Error('the PNG decoder returned no image')
-  return image
 }

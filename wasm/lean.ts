@@ -1,7 +1,8 @@
 /**
- * The lean codec (wasm/lean/lean.c, built by wasm/lean/build.sh): libjpeg-turbo and libwebp driven row
- * by row, so a large JPEG is decoded at a DCT-scaled size, into the WebP encoder's YUV planes, or
- * straight into a JPEG compressor, instead of through whole RGBA copies.
+ * The lean codec (wasm/lean/lean.c and png.c, built by wasm/lean/build.sh): libjpeg-turbo, libwebp and
+ * libpng driven row by row, so a large JPEG is decoded at a DCT-scaled size, into the WebP encoder's YUV
+ * planes, or straight into a JPEG compressor, and a PNG into one RGBA buffer, instead of through whole
+ * RGBA copies.
  *
  * One `LeanCodec` is one instance for one conversion (wasm/session.ts): over the isolate's shared
  * lean memory inside a conversion, or over a memory of its own created here; either way with a maximum
@@ -30,10 +31,14 @@ interface LeanExports {
   webp_encode_rgba(ptr: number, width: number, height: number, quality: number, method: number, lossless: number, lowMemory: number): number
   jpeg_encode(ptr: number, width: number, height: number, channels: number, quality: number, progressive: number, optimize: number): number
   jd_to_jpeg(orientation: number, quality: number, progressive: number, optimize: number): number
+  pd_open(ptr: number, len: number, maxWidth: number, maxHeight: number): number
+  pd_width(): number
+  pd_height(): number
+  pd_decode(): number
   resize_rgba(ptr: number, width: number, height: number, outWidth: number, outHeight: number, premultiply: number): number
 }
 
-/** A failure inside the lean codec: libjpeg's or libwebp's own message. */
+/** A failure inside the lean codec: libjpeg's, libwebp's or libpng's own message. */
 export class LeanFailure extends Error {}
 
 /** libjpeg-turbo's JPEG settings, as the lean codec takes them. */
@@ -118,6 +123,18 @@ export class LeanCodec {
     const ptr = this.exports.jd_decode(orientation)
     const [width, height] = turned ? [h, w] : [w, h]
     return this.view(ptr, width, height)
+  }
+
+  /**
+   * Decode a PNG to RGBA (every colour type and depth; 16-bit keeps the high byte). `width` x
+   * `height` is the size the caller checked: libpng refuses a larger IHDR. Like decodeRgba, the
+   * result is a view of the instance's memory.
+   */
+  decodePng(bytes: Uint8Array, width: number, height: number): ImageData {
+    const ptr = this.copyIn(bytes)
+    this.exports.pd_open(ptr, bytes.length, width, height)
+    const [w, h] = [this.exports.pd_width(), this.exports.pd_height()]
+    return this.view(this.exports.pd_decode(), w, h)
   }
 
   /** Decode step of JPEG -> WebP: the started (RGB) image into the encoder's YUV 4:2:0 planes, upright. */

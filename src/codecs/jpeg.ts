@@ -1,6 +1,6 @@
 import { defaultOptions } from '@jsquash/jpeg/meta.js'
-import { jpegEncoder, leanCodec, LeanFailure, type LeanJpegSettings } from '../../wasm'
-import { type Codec, capped, DecodeFailure, decoderMemoryCap, type EncodeSettings, effortOption, encoderMemoryCap, qualityOption } from './types'
+import { jpegEncoder, leanCodec, type LeanJpegSettings } from '../../wasm'
+import { type Codec, capped, decoderMemoryCap, type EncodeSettings, effortOption, encoderMemoryCap, leanFailure, qualityOption } from './types'
 
 /** libjpeg-turbo's settings for the common ones: progressive from effort 3, Huffman tables always optimised. */
 export const turboJpegSettings = ({ quality, effort }: EncodeSettings): LeanJpegSettings => ({ quality, progressive: effort >= 3, optimize: true })
@@ -53,12 +53,4 @@ export const jpeg: Codec = {
   },
 }
 
-/** libjpeg's own messages ("Bogus Huffman table definition") are specific and safe to show. */
-export function jpegFailure<T>(work: () => T): T {
-  try {
-    return work()
-  } catch (error) {
-    if (error instanceof LeanFailure) throw new DecodeFailure(`libjpeg: ${error.message}`)
-    throw error
-  }
-}
+export const jpegFailure = <T>(work: () => T): T => leanFailure('libjpeg', work)

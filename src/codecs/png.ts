@@ -1,6 +1,6 @@
-import { oxipngRgba, pngDecode } from '../../wasm'
+import { leanCodec, oxipngRgba } from '../../wasm'
 import { capEffort, type EffortCaps } from './effort-caps'
-import { type Codec, decodedOrThrow, effortOption } from './types'
+import { type Codec, capped, decoderMemoryCap, effortOption, leanFailure } from './types'
 
 /** oxipng level for each effort step 0-9 (its own scale is 0-6; level 2 is its default). */
 const OXIPNG_LEVELS = [0, 1, 1, 2, 2, 3, 4, 5, 6, 6] as const
@@ -38,8 +38,10 @@ export const png: Codec = {
     effort: effortOption(4, 'oxipng optimisation level 0-6 (effort 4 = level 2), capped by image size (see limits.pngEffortCaps).'),
   },
   effortFor: (requested, pixels) => capEffort(PNG_EFFORT_CAPS, requested, pixels),
-  async decode(bytes) {
-    return decodedOrThrow(pngDecode(bytes), 'PNG')
+  async decode(bytes, header) {
+    // libpng in the lean codec: the pixels stay in the decoder's memory (a view, not a copy).
+    const cap = decoderMemoryCap()
+    return capped(cap, header, () => leanFailure('libpng', () => leanCodec(cap).decodePng(bytes, header.width, header.height)))
   },
   async encode(image, { effort }) {
     return oxipngRgba(image.data, image.width, image.height, oxipngLevel(effort), false, true)

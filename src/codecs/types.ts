@@ -1,5 +1,5 @@
 import { env } from 'cloudflare:workers'
-import { MemoryCap } from '../../wasm'
+import { LeanFailure, MemoryCap } from '../../wasm'
 import { limitsOf } from '../env'
 import type { ImageHeader, InputFormat } from '../pipeline/sniff'
 
@@ -112,5 +112,15 @@ export function capped<T>(cap: MemoryCap, header: ImageHeader, decode: () => T):
     if (!cap.reached) throw error
     const mib = Math.round(cap.maxBytes / 1024 / 1024)
     throw new DecodeFailure(`decoding this ${header.width}x${header.height} image needs more than the memory budget of ${mib} MiB (MEMORY_BUDGET_MIB)`)
+  }
+}
+
+/** The lean codec's libraries' own messages ("Bogus Huffman table definition", "IDAT: CRC error") are specific and safe to show. */
+export function leanFailure<T>(library: string, work: () => T): T {
+  try {
+    return work()
+  } catch (error) {
+    if (error instanceof LeanFailure) throw new DecodeFailure(`${library}: ${error.message}`)
+    throw error
   }
 }

@@ -1,9 +1,12 @@
 /**
- * An independent resampler to hold the API's against: jSquash's Lanczos3 (squoosh resize, Rust),
- * which the worker itself used before wasm/lean/resample.c. Tests only; the worker never loads it.
+ * Independent codecs to hold the API's against: jSquash's Lanczos3 (squoosh resize, Rust), which the
+ * worker itself used before wasm/lean/resample.c, and squoosh's PNG decoder, used before the lean
+ * codec's libpng. Tests only; the worker never loads them.
  */
 import resizeModule from '@jsquash/resize/lib/resize/pkg/squoosh_resize_bg.wasm?module'
 import resize, { initResize } from '@jsquash/resize'
+import pngModule from '@jsquash/png/codec/pkg/squoosh_png_bg.wasm?module'
+import { decode as decodePng, init as initPng } from '@jsquash/png/decode.js'
 
 let ready: Promise<unknown> | undefined
 
@@ -16,5 +19,24 @@ let ready: Promise<unknown> | undefined
 export async function referenceResize(image: ImageData, width: number, height: number, premultiply = false): Promise<ImageData> {
   ready ??= initResize(resizeModule)
   await ready
-  return resize(image, { width, height, method: 'lanczos3', premultiply, linearRGB: false, fitMethod: 'stretch' })
+  // jSquash reads `image.data.buffer` from its start, and the lean codec's decoders (JPEG, PNG) return
+  // views into their instance's memory: give it pixels of their own.
+  const own = new ImageData(image.data.slice(), image.width, image.height)
+  return resize(own, { width, height, method: 'lanczos3', premultiply, linearRGB: false, fitMethod: 'stretch' })
+}
+
+let pngReady: Promise<unknown> | undefined
+
+/**
+ * `png` decoded by squoosh's PNG decoder (Rust's png crate), the worker's own before the lean codec's
+ * libpng, keeping 16-bit samples: { width, height, data } with 4 samples of 0-65535 per pixel.
+ *
+ * @example
+ * const { data } = await referencePng16(bytes)
+ */
+export async function referencePng16(png: Uint8Array): Promise<{ width: number; height: number; data: Uint16Array }> {
+  pngReady ??= initPng(pngModule)
+  await pngReady
+  const image = await decodePng(png.slice().buffer, { bitDepth: 16 })
+  return { width: image.width, height: image.height, data: image.data }
 }

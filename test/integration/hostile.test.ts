@@ -295,9 +295,10 @@ describe('a codec that traps', () => {
 })
 
 describe('one decoder instance per operation', () => {
-  // squoosh's PNG glue keeps one instance, and each decode that fails through wasm-bindgen's
-  // unwrap_throw leaks its shadow stack: after about 745 failures every PNG decode trapped with
-  // "memory access out of bounds". wasm/index.ts now decodes each PNG on a fresh instance.
+  // squoosh's PNG glue, the PNG decoder before the lean codec's libpng, kept one instance, and each
+  // decode that failed through wasm-bindgen's unwrap_throw leaked its shadow stack: after about 745
+  // failures every PNG decode trapped with "memory access out of bounds". Every decode now gets a
+  // fresh instance.
   const broken = () => fixture('photo.png').slice(0, 2000) // IHDR is whole, the zlib data is cut
 
   it('still decodes a valid PNG after 1000 PNG decodes that failed', async () => {

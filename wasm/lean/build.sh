@@ -3,7 +3,7 @@
 #
 #   bash wasm/lean/build.sh
 #
-# Sources: libjpeg-turbo 2.1.5 and libwebp 1.5.0, the release tarballs as Debian ships them, checked
+# Sources: libjpeg-turbo 2.1.5, libwebp 1.5.0, libpng 1.6.39 and zlib 1.2.13, the release tarballs as Debian ships them, checked
 # against the SHA-256 below. Toolchain: Debian's clang 14, wasm-ld and wasi-libc (installed with apt
 # when missing and running as root). Output: a WASI "reactor" that imports its memory (so each
 # instance's maximum is set from JS) and exports the functions of lean.c.
@@ -16,6 +16,8 @@ mirror="http://deb.debian.org/debian/pool/main"
 sources=(
   "libj/libjpeg-turbo/libjpeg-turbo_2.1.5.orig.tar.gz 254f3642b04e309fee775123133c6464181addc150499561020312ec61c1bf7c"
   "libw/libwebp/libwebp_1.5.0.orig.tar.gz 7d6fab70cf844bf6769077bd5d7a74893f8ffd4dfb42861745750c63c2a5c92c"
+  "libp/libpng1.6/libpng1.6_1.6.39.orig.tar.gz a00e9d2f2f664186e4202db9299397f851aea71b36a35e74910b8820e380d441"
+  "z/zlib/zlib_1.2.13.dfsg.orig.tar.bz2 71feb7947e3c00ef125f83b79a4e529bde31171e5babe48b391f06758d1ab0a1"
 )
 
 if ! command -v clang-14 >/dev/null || ! command -v wasm-ld-14 >/dev/null || [ ! -f /usr/lib/wasm32-wasi/libc.a ] || [ ! -d /usr/share/emscripten/system/include/compat ]; then
@@ -34,12 +36,14 @@ for entry in "${sources[@]}"; do
   file="$(basename "$path")"
   [ -f "$file" ] || curl -fsS -o "$file" "$mirror/$path"
   echo "$sum  $file" | sha256sum -c --quiet
-  dir="$(tar tzf "$file" | head -1 | cut -d/ -f1 || true)"
-  [ -d "$dir" ] || tar xzf "$file"
+  dir="$(tar tf "$file" | head -1 | cut -d/ -f1 || true)"
+  [ -d "$dir" ] || tar xf "$file"
 done
 
 jpeg="$work/libjpeg-turbo-2.1.5"
 webp="$work/libwebp-1.5.0"
+png="$work/libpng-1.6.39"
+zlib="$work/zlib-1.2.13.dfsg"
 
 # The headers libjpeg-turbo's CMake would generate, for an 8-bit build without SIMD, with arithmetic coding.
 sed -e 's/@JPEG_LIB_VERSION@/62/' -e 's/@VERSION@/2.1.5/' -e 's/@LIBJPEG_TURBO_VERSION_NUMBER@/2001005/' \
@@ -50,6 +54,11 @@ sed -e 's/@BUILD@/imgedge/' -e 's/@INLINE@/__inline__ __attribute__((always_inli
     -e 's/#cmakedefine HAVE_BUILTIN_CTZL/#define HAVE_BUILTIN_CTZL/' -e 's/#cmakedefine .*//' \
     "$jpeg/jconfigint.h.in" > "$jpeg/jconfigint.h"
 sed -e 's/@COPYRIGHT_YEAR@/2023/' "$jpeg/jversion.h.in" > "$jpeg/jversion.h"
+
+# libpng's own default configuration, less setjmp and the simplified API built on it: wasi-libc has no
+# setjmp/longjmp, and errors never return to libpng anyway (png.c's handler ends in the `fail` import,
+# which throws out of the instance).
+sed -e '/^#define PNG_\(SETJMP\|SIMPLIFIED_[A-Z_]*\)_SUPPORTED$/d' "$png/scripts/pnglibconf.h.prebuilt" > "$png/pnglibconf.h"
 
 jpeg_sources="jcapimin jcapistd jccoefct jccolor jcdctmgr jchuff jcicc jcinit jcmainct jcmarker jcmaster
   jcomapi jcparam jcphuff jcprepct jcsample jdapimin jdapistd jdatadst jdatasrc jdcoefct jdcolor jddctmgr
@@ -76,6 +85,9 @@ for dir in src/enc src/dsp src/utils sharpyuv; do
   done
 done
 jobs+=("$here/lean.c|-I$jpeg ${webp_flags[*]}")
+for name in png pngerror pngget pngmem pngread pngrio pngrtran pngrutil pngset pngtrans; do jobs+=("$png/$name.c|-I$zlib"); done
+for name in adler32 crc32 inffast inflate inftrees zutil; do jobs+=("$zlib/$name.c|"); done
+jobs+=("$here/png.c|-I$png -I$zlib")
 jobs+=("$here/resample.c|")
 printf '%s\n' "${jobs[@]}" | xargs -P "$(nproc)" -I{} bash -c '
   src="${1%%|*}"; extra="${1#*|}"
@@ -95,4 +107,7 @@ cp "$jpeg/LICENSE.md" "$here/licenses/libjpeg-turbo-LICENSE.md"
 cp "$jpeg/README.ijg" "$here/licenses/libjpeg-turbo-README.ijg"
 cp "$webp/COPYING" "$here/licenses/libwebp-COPYING"
 cp "$webp/PATENTS" "$here/licenses/libwebp-PATENTS"
+cp "$png/LICENSE" "$here/licenses/libpng-LICENSE"
+# zlib 1.2.13 ships its licence as the last section of its README.
+sed -n '/^Copyright notice:/,$p' "$zlib/README" > "$here/licenses/zlib-LICENSE"
 ls -l "$here/lean.wasm"

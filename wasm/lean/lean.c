@@ -26,7 +26,7 @@
 
 __attribute__((import_module("env"), import_name("fail"), noreturn)) void js_fail(const char *message, size_t length);
 
-static void fail(const char *message) { js_fail(message, strlen(message)); }
+void fail(const char *message) { js_fail(message, strlen(message)); }
 
 /* ---------------------------------------------------------------- errors */
 

@@ -1,4 +1,4 @@
-/* What lean.c shares with the module's other files (resample.c). */
+/* What lean.c shares with the module's other files (resample.c, png.c). */
 #ifndef LEAN_H
 #define LEAN_H
 
@@ -7,6 +7,9 @@
 
 /* A function JS calls, under its own name. */
 #define EXPORT(name) __attribute__((export_name(#name)))
+
+/* Throw `message` through the `fail` import; the instance is abandoned, so this never returns. */
+__attribute__((noreturn)) void fail(const char *message);
 
 /* malloc that fails through the `fail` import instead of returning NULL. */
 void *lean_alloc(size_t size);

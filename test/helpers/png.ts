@@ -1,0 +1,87 @@
+/**
+ * PNG files written byte by byte, for what none of the project's encoders writes: 16-bit samples,
+ * Adam7 interlacing, image data that does not match its IHDR.
+ */
+import { concat, crc32 } from './hostile'
+
+const SIGNATURE = Uint8Array.of(137, 80, 78, 71, 13, 10, 26, 10)
+
+/** Colour type by channel count: grey, grey + alpha, RGB, RGBA. */
+const COLOUR_TYPE = { 1: 0, 2: 4, 3: 2, 4: 6 } as const
+
+/** Adam7 passes: first column, first row, column step, row step. */
+const ADAM7 = [
+  [0, 0, 8, 8],
+  [4, 0, 8, 8],
+  [0, 4, 4, 8],
+  [2, 0, 4, 4],
+  [0, 2, 2, 4],
+  [1, 0, 2, 2],
+  [0, 1, 1, 2],
+] as const
+
+export interface RawImage {
+  width: number
+  height: number
+  channels: 1 | 2 | 3 | 4
+  depth: 8 | 16
+  /** width x height x channels samples, row by row; 0-255 or 0-65535 by depth. */
+  samples: ArrayLike<number>
+}
+
+/** One chunk: length, type, data, CRC-32. */
+export function pngChunk(type: string, data: Uint8Array = new Uint8Array()): Uint8Array {
+  const out = new Uint8Array(12 + data.length)
+  const view = new DataView(out.buffer)
+  view.setUint32(0, data.length)
+  out.set(Array.from(type, (c) => c.charCodeAt(0)), 4)
+  out.set(data, 8)
+  view.setUint32(8 + data.length, crc32(out, 4, 8 + data.length))
+  return out
+}
+
+/** The image's scanlines as PNG stores them before compression (filter type 0), pass by pass when interlaced. */
+export function scanlines({ width, height, channels, depth, samples }: RawImage, interlaced: boolean): Uint8Array {
+  const bytesPerSample = depth / 8
+  const passes = (interlaced ? ADAM7 : [[0, 0, 1, 1] as const]).filter(([x0, y0]) => x0 < width && y0 < height)
+  const rowBytes = (x0: number, dx: number) => 1 + Math.ceil((width - x0) / dx) * channels * bytesPerSample
+  const size = passes.reduce((sum, [x0, y0, dx, dy]) => sum + Math.ceil((height - y0) / dy) * rowBytes(x0, dx), 0)
+  const out = new Uint8Array(size)
+  let at = 0
+  for (const [x0, y0, dx, dy] of passes) {
+    for (let y = y0; y < height; y += dy) {
+      at++ // filter type 0
+      for (let x = x0; x < width; x += dx) {
+        for (let c = 0; c < channels; c++) {
+          const value = samples[(y * width + x) * channels + c]!
+          if (bytesPerSample === 2) out[at++] = value >> 8
+          out[at++] = value & 255
+        }
+      }
+    }
+  }
+  return out
+}
+
+/** zlib-wrapped deflate (RFC 1950), as IDAT holds. */
+export async function zlibDeflate(bytes: Uint8Array): Promise<Uint8Array> {
+  const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream('deflate'))
+  return new Uint8Array(await new Response(stream).arrayBuffer())
+}
+
+/**
+ * A PNG of `image`, interlaced or not. `header` overrides the IHDR's size and `idat` the compressed
+ * data (both with correct CRCs), for files whose image data does not match their header.
+ */
+export async function writePng(
+  image: RawImage,
+  { interlaced = false, header, idat }: { interlaced?: boolean; header?: { width: number; height: number }; idat?: (data: Uint8Array) => Uint8Array } = {},
+): Promise<Uint8Array> {
+  const ihdr = new Uint8Array(13)
+  const view = new DataView(ihdr.buffer)
+  view.setUint32(0, header?.width ?? image.width)
+  view.setUint32(4, header?.height ?? image.height)
+  ihdr.set([image.depth, COLOUR_TYPE[image.channels], 0, 0, interlaced ? 1 : 0], 8)
+  const data = await zlibDeflate(scanlines(image, interlaced))
+  return concat(SIGNATURE, pngChunk('IHDR', ihdr), pngChunk('IDAT', idat ? idat(data) : data), pngChunk('IEND'))
+}
