@@ -3,7 +3,7 @@ import { leanResidentMiB, releaseLeanMemory, withLeanSession } from '../../wasm'
 import { limitsOf } from '../env'
 import { conversionSlot } from '../lib/slot'
 import { decodeImage, encodeImage, transcode } from '../pipeline/codec'
-import { checkInput } from '../pipeline/limits'
+import { checkAlphaPlane, checkInput } from '../pipeline/limits'
 import { chooseOutput, formatCandidates } from '../pipeline/negotiate'
 import { checkRequestHead, parseRequest } from '../pipeline/parse'
 import { type Outcome, respond } from '../pipeline/respond'
@@ -46,7 +46,8 @@ export const compress = new Hono<{ Bindings: Env } & ClientVariables>().post('/'
     const { width: outWidth, height: outHeight } = geometry.canvas
     const candidates = formatCandidates(options.format, header, c.req.header('accept') ?? '', geometry.canvas)
     const choice = chooseOutput(candidates, header, geometry, options, limits, leanResidentMiB())
-    const { format, settings, plan, memoryEstimate } = choice
+    const { format, settings, plan } = choice
+    let memoryEstimate = choice.memoryEstimate
     if (choice.releaseLeanMemory) releaseLeanMemory()
     const background = parseColour(options.background)
     const padding: [number, number, number, number] = CODECS[format].alpha ? [...background, 0] : [...background, 255]
@@ -65,9 +66,12 @@ export const compress = new Hono<{ Bindings: Env } & ClientVariables>().post('/'
       let image = await decodeImage(bytes, header, plan.scale)
       const decodeMs = await clock.lap()
 
-      // 5. transform: crop/resize/pad, then flatten alpha for formats without it
+      // 5. transform: crop/resize/pad, then flatten alpha for formats without it; transparency known,
+      //    the plan is checked again for WebP's alpha plane
       image = applyGeometry(image, fitToDecoded(geometry, upright, image), padding)
-      if (!CODECS[format].alpha && hasTransparency(image)) image = flatten(image, background)
+      const transparent = hasTransparency(image)
+      if (!CODECS[format].alpha && transparent) image = flatten(image, background)
+      memoryEstimate = checkAlphaPlane(plan, settings, transparent, memoryEstimate, limits)
       const transformMs = await clock.lap()
 
       // 6. encode

@@ -25,7 +25,7 @@ import { describe, expect, it } from 'vitest'
 import type { OutputFormat } from '../../src/codecs/registry'
 import { limitsOf } from '../../src/env'
 import { encodeSettings } from '../../src/pipeline/codec'
-import { estimateMiB, estimateParts, MEMORY_MODEL, planConversion } from '../../src/pipeline/limits'
+import { checkAlphaPlane, estimateMiB, estimateParts, MEMORY_MODEL, planConversion } from '../../src/pipeline/limits'
 import type { ImageHeader } from '../../src/pipeline/sniff'
 import { planGeometry } from '../../src/pipeline/transform'
 
@@ -109,6 +109,34 @@ describe('memory model', () => {
       expect(estimateMiB(planOf(input, format, mp, width, lifted))).toBeGreaterThanOrEqual(measured)
     })
   }
+
+  // RGBA PNGs with transparency (Gulp.png resized; Dune.jpg with a wave of alpha; Storm.jpg in a soft
+  // circle, held out), measured 2026-11-23 with the lean PNG decoder: lossy WebP adds libwebp's alpha plane
+  // once the pixels show transparency, lossless WebP its own coder.
+  for (const [size, measured] of [[[1152, 864], 73.7], [[1632, 1224], 102.4], [[2000, 1500], 126.0], [[2304, 1728], 155.3]] as const) {
+    it(`estimates at least the measured ${measured} MiB for a transparent ${size.join('x')} PNG to lossy WebP`, () => {
+      const plan = planOf('png', 'webp', size, undefined, true)
+      const lifted = { ...limitsOf(env), memoryBudgetMiB: 100_000 }
+      expect(checkAlphaPlane(plan, encodeSettings('webp', {}, plan.width * plan.height, true), true, estimateMiB(plan), lifted)).toBeGreaterThanOrEqual(measured)
+    })
+  }
+
+  for (const [size, measured] of [[[1152, 864], 64.9], [[2000, 1500], 122.7]] as const) {
+    it(`estimates at least the measured ${measured} MiB for a ${size.join('x')} RGBA PNG to lossless WebP`, () => {
+      const [w, h] = size
+      const geometry = planGeometry(w, h, { width: undefined, height: undefined, fit: 'inside', enlarge: false })
+      const settings = encodeSettings('webp', { lossless: true }, w * h, true)
+      expect(estimateMiB(planConversion(headerOf('png', w, h), 'webp', geometry, settings, { ...limitsOf(env), memoryBudgetMiB: 100_000 }))).toBeGreaterThanOrEqual(measured)
+    })
+  }
+
+  it('charges the alpha plane only for lossy WebP of pixels that are transparent', () => {
+    const plan = planOf('png', 'webp', 4, undefined, false)
+    const lossy = encodeSettings('webp', {}, plan.width * plan.height, true)
+    expect(checkAlphaPlane(plan, lossy, false, 84, limitsOf(env))).toBe(84)
+    expect(checkAlphaPlane(plan, { ...lossy, lossless: true }, true, 84, limitsOf(env))).toBe(84)
+    expect(() => checkAlphaPlane(plan, lossy, true, 84, limitsOf(env))).toThrow(/transparency/)
+  })
 
   it('fits a 12 MP phone photo to WebP and to JPEG at full size in the default budget, in one pass', () => {
     for (const format of ['webp', 'jpeg'] as const) {
