@@ -20,7 +20,8 @@
 // Options:
 //   --quick            only jpeg:1, webp:1, jpeg:12, webp:12
 //   --only LIST        comma-separated case keys: OUTPUT:MP for JPEG input (jpeg:12, webp:4, avif:1,
-//                      png:12), or INPUT>OUTPUT:MP for other inputs (png>webp:12, pjpeg>webp:12), with
+//                      png:12), or INPUT>OUTPUT:MP for other inputs (png>webp:12, pjpeg>webp:12; WebP
+//                      input: webp lossy, webpll lossless, webpa lossy with alpha), with
 //                      @QUERY for a case with options (webp:12@width=1600, jpeg:4@width=1200&fit=cover);
 //                      any combination of input, output, 1/2/4/12 MP and options, not only the full run's
 //   --runs N           measure each case N times (each in a fresh wrangler), report the largest growth
@@ -114,6 +115,9 @@ const INPUT_KINDS = {
   jpeg: { format: 'jpeg', mime: 'image/jpeg', label: 'JPEG' },
   pjpeg: { format: 'jpeg', progressive: true, mime: 'image/jpeg', label: 'progressive JPEG' },
   png: { format: 'png', mime: 'image/png', label: 'PNG' },
+  webp: { format: 'webp', mime: 'image/webp', label: 'WebP' },
+  webpll: { format: 'webp', variant: 'lossless', mime: 'image/webp', label: 'lossless WebP' },
+  webpa: { format: 'webp', variant: 'alpha', mime: 'image/webp', label: 'WebP with alpha' },
 }
 
 const OUTPUTS = ['jpeg', 'webp', 'avif', 'png']
@@ -591,7 +595,7 @@ async function main() {
   const inputs = new Map()
   for (const c of cases) {
     const kind = INPUT_KINDS[c.input]
-    inputs.set(c.key, await makeInput({ format: kind.format, progressive: kind.progressive, width: c.width, height: c.height }, { root: ROOT, corpusDir: args.corpus, cacheDir: INPUTS, log }))
+    inputs.set(c.key, await makeInput({ format: kind.format, progressive: kind.progressive, variant: kind.variant, width: c.width, height: c.height }, { root: ROOT, corpusDir: args.corpus, cacheDir: INPUTS, log }))
   }
 
   const started = Date.now()

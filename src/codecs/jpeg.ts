@@ -1,6 +1,6 @@
 import { defaultOptions } from '@jsquash/jpeg/meta.js'
-import { jpegEncoder, leanCodec, LeanFailure, type LeanJpegSettings } from '../../wasm'
-import { type Codec, capped, DecodeFailure, decoderMemoryCap, type EncodeSettings, effortOption, encoderMemoryCap, qualityOption } from './types'
+import { jpegEncoder, leanCodec, type LeanJpegSettings } from '../../wasm'
+import { type Codec, capped, decoderMemoryCap, type EncodeSettings, effortOption, encoderMemoryCap, libraryFailure, qualityOption } from './types'
 
 /** libjpeg-turbo's settings for the common ones: progressive from effort 3, Huffman tables always optimised. */
 export const turboJpegSettings = ({ quality, effort }: EncodeSettings): LeanJpegSettings => ({ quality, progressive: effort >= 3, optimize: true })
@@ -23,7 +23,7 @@ export const jpeg: Codec = {
     // the pixels stay in the decoder's memory (a view, not a copy).
     const cap = decoderMemoryCap()
     return capped(cap, header, () =>
-      jpegFailure(() => {
+      libraryFailure('libjpeg', () => {
         const lean = leanCodec(cap)
         lean.openJpeg(bytes)
         lean.start(scaleEighths, 4)
@@ -51,14 +51,4 @@ export const jpeg: Codec = {
     })
     return new Uint8Array(out.buffer, out.byteOffset, out.byteLength)
   },
-}
-
-/** libjpeg's own messages ("Bogus Huffman table definition") are specific and safe to show. */
-export function jpegFailure<T>(work: () => T): T {
-  try {
-    return work()
-  } catch (error) {
-    if (error instanceof LeanFailure) throw new DecodeFailure(`libjpeg: ${error.message}`)
-    throw error
-  }
 }

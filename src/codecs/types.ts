@@ -1,5 +1,5 @@
 import { env } from 'cloudflare:workers'
-import { MemoryCap } from '../../wasm'
+import { LeanFailure, MemoryCap } from '../../wasm'
 import { limitsOf } from '../env'
 import type { ImageHeader, InputFormat } from '../pipeline/sniff'
 
@@ -45,7 +45,7 @@ export interface Codec {
   options: Partial<Record<keyof EncodeSettings, OptionInfo>>
   /**
    * Decode to RGBA. `scaleEighths` (1-8, default 8) asks a decoder that can scale while decoding
-   * (JPEG, in the DCT) for about scaleEighths/8 of the stored size; others ignore it.
+   * (JPEG, in the DCT; a still WebP, by libwebp's rescaler) for about scaleEighths/8 of the stored size; others ignore it.
    */
   decode?: (bytes: Uint8Array, header: ImageHeader, scaleEighths?: number) => Promise<ImageData>
   /** The decoder applies the header's orientation itself (the JPEG decoder does, for EXIF). */
@@ -88,6 +88,19 @@ export function decodedOrThrow<T>(result: T | null | undefined, format: string):
 }
 
 export class DecodeFailure extends Error {}
+
+/**
+ * Run a lean-codec decode; the library's own message (libjpeg's "Bogus Huffman table definition",
+ * libwebp's status) is specific and safe to show, so it becomes a DecodeFailure naming the library.
+ */
+export function libraryFailure<T>(library: string, work: () => T): T {
+  try {
+    return work()
+  } catch (error) {
+    if (error instanceof LeanFailure) throw new DecodeFailure(`${library}: ${error.message}`)
+    throw error
+  }
+}
 
 /**
  * The memory cap of one decoder instance: MEMORY_BUDGET_MIB, the most one whole conversion may use.

@@ -24,26 +24,28 @@ import { estimateMiB, planConversion } from '../../src/pipeline/limits'
 import type { ImageHeader } from '../../src/pipeline/sniff'
 import { planGeometry } from '../../src/pipeline/transform'
 
-type Input = 'jpeg' | 'pjpeg' | 'png'
+/** The script's input kinds: WebP lossy (`webp`), lossless (`webpll`) and lossy with alpha (`webpa`). */
+type Input = 'jpeg' | 'pjpeg' | 'png' | 'webp' | 'webpll' | 'webpa'
 
 const headerOf = (input: Input, width: number, height: number): ImageHeader => ({
-  format: input === 'png' ? 'png' : 'jpeg',
+  format: input === 'png' ? 'png' : input.startsWith('webp') ? 'webp' : 'jpeg',
   width,
   height,
   orientation: 1,
-  hasAlpha: false,
+  hasAlpha: input === 'webpa',
   frames: 1,
   bitDepth: 8,
   progressive: input === 'pjpeg',
   scans: input === 'pjpeg' ? 10 : 1,
   truncated: false,
+  lossless: input === 'webpll',
 })
 
 /** The script's input sizes (4:3 phone photos), by megapixels. */
 const SIZES = { 1: [1152, 864], 2: [1632, 1224], 4: [2304, 1728], 12: [4032, 3024] } as const
 type Size = keyof typeof SIZES
 
-const LABEL: Record<Input, string> = { jpeg: 'JPEG', pjpeg: 'progressive JPEG', png: 'PNG' }
+const LABEL: Record<Input, string> = { jpeg: 'JPEG', pjpeg: 'progressive JPEG', png: 'PNG', webp: 'WebP', webpll: 'lossless WebP', webpa: 'WebP with alpha' }
 
 /** [input, output, MP, output width (undefined: full size), measured MiB, measured with the budget lifted]. */
 const MEASURED: Array<[Input, OutputFormat, Size, number | undefined, number, boolean]> = [
@@ -70,6 +72,18 @@ const MEASURED: Array<[Input, OutputFormat, Size, number | undefined, number, bo
   ['jpeg', 'webp', 4, 2048, 79.9, false],
   ['jpeg', 'jpeg', 12, 1600, 61.8, false],
   ['jpeg', 'webp', 12, 1600, 66.7, false],
+  // WebP input through the lean codec's libwebp decoder (2026-11-23, `--runs 2` and a held-out photo; the largest).
+  ['webp', 'webp', 1, undefined, 21.9, false],
+  ['webp', 'webp', 4, undefined, 35.0, false],
+  ['webp', 'webp', 12, undefined, 75.3, false],
+  ['webp', 'jpeg', 12, undefined, 95.6, false],
+  ['webp', 'webp', 12, 1600, 65.4, false],
+  ['webp', 'jpeg', 12, 1600, 74.4, false],
+  ['webpll', 'webp', 12, undefined, 229.4, true],
+  ['webpll', 'jpeg', 12, undefined, 329.7, true],
+  ['webpa', 'webp', 1, undefined, 60.3, false],
+  ['webpa', 'webp', 4, undefined, 167.8, false],
+  ['webpa', 'webp', 12, undefined, 470.5, true],
 ]
 
 function planOf(input: Input, format: OutputFormat, mp: Size, width: number | undefined, lifted: boolean) {
@@ -93,6 +107,17 @@ describe('memory model', () => {
       const plan = planOf('jpeg', format, 12, undefined, false)
       expect(plan.route).toBe(format === 'webp' ? 'jpeg-to-webp' : 'jpeg-to-jpeg')
       expect(estimateMiB(plan)).toBeLessThanOrEqual(limitsOf(env).memoryBudgetMiB)
+    }
+  })
+
+  it('fits a 12 MP lossy WebP to WebP and to JPEG, at full size in one pass and at 1600 px shrunk while decoding, in the default budget', () => {
+    for (const format of ['webp', 'jpeg'] as const) {
+      const plan = planOf('webp', format, 12, undefined, false)
+      expect(plan.route).toBe(`webp-to-${format}`)
+      expect(estimateMiB(plan)).toBeLessThanOrEqual(limitsOf(env).memoryBudgetMiB)
+      const smaller = planOf('webp', format, 12, 1600, false)
+      expect(smaller.scale).toBe(4)
+      expect(estimateMiB(smaller)).toBeLessThanOrEqual(limitsOf(env).memoryBudgetMiB)
     }
   })
 

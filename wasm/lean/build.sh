@@ -77,6 +77,9 @@ for dir in src/enc src/dsp src/utils sharpyuv; do
 done
 jobs+=("$here/lean.c|-I$jpeg ${webp_flags[*]}")
 jobs+=("$here/resample.c|")
+# libwebp's decoder for WebP input (webp_dec.c); what it uses of src/dsp and src/utils is built above.
+for f in "$webp"/src/dec/*.c; do jobs+=("$f|${webp_flags[*]}"); done
+jobs+=("$here/webp_dec.c|${webp_flags[*]}")
 printf '%s\n' "${jobs[@]}" | xargs -P "$(nproc)" -I{} bash -c '
   src="${1%%|*}"; extra="${1#*|}"
   out="$2/$(echo "$src" | tr / _).o"
