@@ -1,6 +1,6 @@
 import { defaultOptions } from '@jsquash/jpeg/meta.js'
 import { jpegEncoder, leanCodec, type LeanJpegSettings } from '../../wasm'
-import { type Codec, capped, decoderMemoryCap, type EncodeSettings, effortOption, encoderMemoryCap, libraryFailure, qualityOption } from './types'
+import { type Codec, capped, decoderMemoryCap, type EncodeSettings, effortOption, encoderMemoryCap, leanFailure, qualityOption } from './types'
 
 /** libjpeg-turbo's settings for the common ones: progressive from effort 3, Huffman tables always optimised. */
 export const turboJpegSettings = ({ quality, effort }: EncodeSettings): LeanJpegSettings => ({ quality, progressive: effort >= 3, optimize: true })
@@ -23,7 +23,7 @@ export const jpeg: Codec = {
     // the pixels stay in the decoder's memory (a view, not a copy).
     const cap = decoderMemoryCap()
     return capped(cap, header, () =>
-      libraryFailure('libjpeg', () => {
+      leanFailure('libjpeg', () => {
         const lean = leanCodec(cap)
         lean.openJpeg(bytes)
         lean.start(scaleEighths, 4)

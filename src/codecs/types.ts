@@ -90,19 +90,6 @@ export function decodedOrThrow<T>(result: T | null | undefined, format: string):
 export class DecodeFailure extends Error {}
 
 /**
- * Run a lean-codec decode; the library's own message (libjpeg's "Bogus Huffman table definition",
- * libwebp's status) is specific and safe to show, so it becomes a DecodeFailure naming the library.
- */
-export function libraryFailure<T>(library: string, work: () => T): T {
-  try {
-    return work()
-  } catch (error) {
-    if (error instanceof LeanFailure) throw new DecodeFailure(`${library}: ${error.message}`)
-    throw error
-  }
-}
-
-/**
  * The memory cap of one decoder instance: MEMORY_BUDGET_MIB, the most one whole conversion may use.
  * The limits before decoding trust the header's size; a bitstream much bigger than its header (an
  * AVIF whose AV1 frame is 4200x4200 behind an ispe of 16x16: +234 MiB, an animated WebP frame bigger
@@ -125,5 +112,15 @@ export function capped<T>(cap: MemoryCap, header: ImageHeader, decode: () => T):
     if (!cap.reached) throw error
     const mib = Math.round(cap.maxBytes / 1024 / 1024)
     throw new DecodeFailure(`decoding this ${header.width}x${header.height} image needs more than the memory budget of ${mib} MiB (MEMORY_BUDGET_MIB)`)
+  }
+}
+
+/** The lean codec's libraries' own messages ("Bogus Huffman table definition", "IDAT: CRC error") are specific and safe to show. */
+export function leanFailure<T>(library: string, work: () => T): T {
+  try {
+    return work()
+  } catch (error) {
+    if (error instanceof LeanFailure) throw new DecodeFailure(`${library}: ${error.message}`)
+    throw error
   }
 }

@@ -1,6 +1,6 @@
 import { leanCodec } from '../../wasm'
 import { firstFrame, onCanvas } from './webp-frame'
-import { type Codec, capped, DecodeFailure, decoderMemoryCap, effortOption, encoderMemoryCap, libraryFailure, losslessOption, qualityOption } from './types'
+import { type Codec, capped, DecodeFailure, decoderMemoryCap, effortOption, encoderMemoryCap, leanFailure, losslessOption, qualityOption } from './types'
 
 /**
  * libwebp's low_memory mode (no token buffer) from here up: docs/memory.md measured about 17 MiB less
@@ -30,7 +30,7 @@ export const webp: Codec = {
     const cap = decoderMemoryCap()
     const frame = header.frames > 1 ? firstFrame(bytes) : undefined
     const image = capped(cap, header, () =>
-      libraryFailure('libwebp', () => {
+      leanFailure('libwebp', () => {
         const lean = leanCodec(cap)
         const { width, height } = lean.openWebp(frame?.still ?? bytes)
         // Checked before a pixel is allocated: the limits trusted the header's (or frame's) size.

@@ -2,7 +2,7 @@ import { leanCodec } from '../../wasm'
 import { turboJpegSettings } from '../codecs/jpeg'
 import { CODECS, type FormatId, type OutputFormat } from '../codecs/registry'
 import { webpMethod } from '../codecs/webp'
-import { capped, DecodeFailure, decoderMemoryCap, type EncodeSettings, libraryFailure } from '../codecs/types'
+import { capped, DecodeFailure, decoderMemoryCap, type EncodeSettings, leanFailure } from '../codecs/types'
 import { ApiError } from '../errors'
 import type { Stopwatch } from '../lib/stopwatch'
 import type { Route } from './limits'
@@ -100,7 +100,7 @@ export async function transcode(
   const library = header.format === 'webp' ? 'libwebp' : 'libjpeg'
   const run = <T>(step: () => T): T => {
     try {
-      return capped(cap, header, () => libraryFailure(library, step))
+      return capped(cap, header, () => leanFailure(library, step))
     } catch (error) {
       throw undecodable(header, error)
     }
