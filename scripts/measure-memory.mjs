@@ -20,7 +20,8 @@
 // Options:
 //   --quick            only jpeg:1, webp:1, jpeg:12, webp:12
 //   --only LIST        comma-separated case keys: OUTPUT:MP for JPEG input (jpeg:12, webp:4, avif:1,
-//                      png:12), or INPUT>OUTPUT:MP for other inputs (png>webp:12, pjpeg>webp:12), with
+//                      png:12), or INPUT>OUTPUT:MP for other inputs (png>webp:12, pjpeg>webp:12; WebP
+//                      input: webp lossy, webpll lossless, webpa lossy with alpha), with
 //                      @QUERY for a case with options (webp:12@width=1600, jpeg:4@width=1200&fit=cover);
 //                      any combination of input, output, 1/2/4/12 MP and options, not only the full run's;
 //                      a file in place of MP (png>webp:shots/2880x1800.png@width=1200) sends that file
@@ -115,6 +116,9 @@ const INPUT_KINDS = {
   jpeg: { format: 'jpeg', mime: 'image/jpeg', label: 'JPEG' },
   pjpeg: { format: 'jpeg', progressive: true, mime: 'image/jpeg', label: 'progressive JPEG' },
   png: { format: 'png', mime: 'image/png', label: 'PNG' },
+  webp: { format: 'webp', mime: 'image/webp', label: 'WebP' },
+  webpll: { format: 'webp', variant: 'lossless', mime: 'image/webp', label: 'lossless WebP' },
+  webpa: { format: 'webp', variant: 'alpha', mime: 'image/webp', label: 'WebP with alpha' },
 }
 
 const OUTPUTS = ['jpeg', 'webp', 'avif', 'png']
@@ -607,7 +611,7 @@ async function main() {
       inputs.set(c.key, { file: c.file, bytes: fs.statSync(c.file).size, width: c.width, height: c.height, format: 'png', source: path.basename(c.file) })
       continue
     }
-    inputs.set(c.key, await makeInput({ format: kind.format, progressive: kind.progressive, width: c.width, height: c.height }, { root: ROOT, corpusDir: args.corpus, cacheDir: INPUTS, log }))
+    inputs.set(c.key, await makeInput({ format: kind.format, progressive: kind.progressive, variant: kind.variant, width: c.width, height: c.height }, { root: ROOT, corpusDir: args.corpus, cacheDir: INPUTS, log }))
   }
 
   const started = Date.now()

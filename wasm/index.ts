@@ -13,18 +13,15 @@
  * a compiled module costs well under a millisecond.
  */
 import jpegEncModule from '@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm'
-import webpDecModule from '@jsquash/webp/codec/dec/webp_dec.wasm'
 import avifDecModule from '@jsquash/avif/codec/dec/avif_dec.wasm'
 import avifEncModule from '@jsquash/avif/codec/enc/avif_enc.wasm'
 import oxipngModule from '@jsquash/oxipng/codec/pkg/squoosh_oxipng_bg.wasm?module'
 import leanModule from './lean/lean.wasm'
 
 import jpegEncFactory from '@jsquash/jpeg/codec/enc/mozjpeg_enc.js'
-import webpDecFactory from '@jsquash/webp/codec/dec/webp_dec.js'
 import avifDecFactory from '@jsquash/avif/codec/dec/avif_dec.js'
 import avifEncFactory from '@jsquash/avif/codec/enc/avif_enc.js'
 import type { MozJPEGModule as JpegEncoder } from '@jsquash/jpeg/codec/enc/mozjpeg_enc'
-import type { WebPModule as WebpDecoder } from '@jsquash/webp/codec/dec/webp_dec'
 import type { AVIFModule as AvifDecoder } from '@jsquash/avif/codec/dec/avif_dec'
 import type { AVIFModule as AvifEncoder } from '@jsquash/avif/codec/enc/avif_enc'
 import { MemoryCap } from './cap'
@@ -41,8 +38,8 @@ type Factory<T> = (options: Record<string, unknown>) => Promise<T>
  * not grow past `cap.maxBytes`: the glue's growMemory catches the refusal, malloc returns NULL and
  * the codec fails cleanly (or aborts, a RuntimeError, which the caller also catches). Decoders get a
  * cap from the header's size (decoderMemoryCap in src/codecs/types.ts), so a bitstream much larger
- * than the header it came with (an AVIF whose AV1 frame is bigger than its ispe, an animated WebP
- * frame bigger than its canvas) cannot take the isolate's memory.
+ * than the header it came with (an AVIF whose AV1 frame is bigger than its ispe) cannot take the
+ * isolate's memory.
  */
 function emscripten<T>(factory: unknown, module: WebAssembly.Module, cap?: MemoryCap): Promise<T> {
   return (factory as Factory<T>)({
@@ -70,7 +67,6 @@ function capMemory(instance: WebAssembly.Instance, cap: MemoryCap): void {
 }
 
 export const jpegEncoder = () => emscripten<JpegEncoder>(jpegEncFactory, jpegEncModule)
-export const webpDecoder = (cap?: MemoryCap) => emscripten<WebpDecoder>(webpDecFactory, webpDecModule, cap)
 export const avifDecoder = (cap?: MemoryCap) => emscripten<AvifDecoder>(avifDecFactory, avifDecModule, cap)
 export const avifEncoder = () => emscripten<AvifEncoder>(avifEncFactory, avifEncModule)
 

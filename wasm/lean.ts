@@ -35,6 +35,12 @@ interface LeanExports {
   pd_width(): number
   pd_height(): number
   pd_decode(): number
+  wd_open(ptr: number, len: number): void
+  wd_width(): number
+  wd_height(): number
+  wd_decode(width: number, height: number): number
+  wd_to_yuv(): void
+  wd_to_jpeg(quality: number, progressive: number, optimize: number): number
   resize_rgba(ptr: number, width: number, height: number, outWidth: number, outHeight: number, premultiply: number): number
 }
 
@@ -137,12 +143,41 @@ export class LeanCodec {
     return this.view(this.exports.pd_decode(), w, h)
   }
 
+  /**
+   * Copy a still WebP (an animation's first frame comes cut out by src/codecs/webp-frame.ts) into the
+   * instance and read its headers: the size its bitstream decodes to, before anything is allocated for it.
+   */
+  openWebp(bytes: Uint8Array): { width: number; height: number } {
+    const ptr = this.copyIn(bytes)
+    this.exports.wd_open(ptr, bytes.length)
+    return { width: this.exports.wd_width(), height: this.exports.wd_height() }
+  }
+
+  /**
+   * Decode the opened WebP to RGBA with libwebp, at its size or smaller (libwebp's rescaler, while
+   * decoding). Like decodeRgba, a view of the instance's memory.
+   */
+  decodeWebp(width: number, height: number): ImageData {
+    return this.view(this.exports.wd_decode(width, height), width, height)
+  }
+
+  /** Decode step of WebP -> lossy WebP: the opened (opaque) WebP's YUV 4:2:0 straight into the encoder's planes. */
+  decodeWebpToYuv(): void {
+    this.exports.wd_to_yuv()
+  }
+
+  /** Convert the opened (opaque) WebP to JPEG with libjpeg-turbo: its RGB is held once, in the instance. */
+  transcodeWebpToJpeg({ quality, progressive, optimize }: LeanJpegSettings): Uint8Array {
+    this.exports.wd_to_jpeg(quality, progressive ? 1 : 0, optimize ? 1 : 0)
+    return this.output()
+  }
+
   /** Decode step of JPEG -> WebP: the started (RGB) image into the encoder's YUV 4:2:0 planes, upright. */
   decodeToYuv(orientation: number): void {
     this.exports.jd_to_yuv(orientation)
   }
 
-  /** Encode step of JPEG -> WebP: lossy WebP from the planes decodeToYuv filled. */
+  /** Encode step of JPEG or WebP -> WebP: lossy WebP from the planes decodeToYuv or decodeWebpToYuv filled. */
   encodeWebp(quality: number, method: number, lowMemory: boolean): Uint8Array {
     this.exports.webp_encode(quality, method, lowMemory ? 1 : 0, 0)
     return this.output()

@@ -54,6 +54,20 @@ async function loadCodecs(root) {
   return codecs
 }
 
+/** `image` as a WebP (see makeInput), encoded by sharp (libwebp). */
+async function webpOf(image, variant = 'lossy', root) {
+  const sharp = createRequire(path.join(root, 'package.json'))('sharp')
+  const { width, height } = image
+  const pixels = Buffer.from(image.data.buffer, image.data.byteOffset, image.data.length)
+  if (variant === 'alpha') {
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) pixels[(y * width + x) * 4 + 3] = Math.min(255, Math.round((255 * Math.hypot(x - width / 2, y - height / 2)) / (height / 2)))
+    }
+  }
+  const raw = sharp(pixels, { raw: { width, height, channels: 4 } })
+  return variant === 'lossless' ? raw.webp({ lossless: true, effort: 1 }).toBuffer() : raw.webp({ quality: 80 }).toBuffer()
+}
+
 /** Add sensor-like grain in place: mostly luma, a little chroma, roughly Gaussian with sigma ~ `sigma`. */
 function addGrain(image, sigma, seed) {
   const random = prng(seed)
@@ -115,18 +129,21 @@ export function findSource(corpusDir) {
 }
 
 /**
- * The input file for `spec` ({ format: 'jpeg' | 'png', width, height, progressive? }), made on first
+ * The input file for `spec` ({ format: 'jpeg' | 'png' | 'webp', width, height, progressive?, variant? }), made on first
  * use and cached in `cacheDir`. Returns { file, bytes, width, height, format, source }.
  *
  * JPEGs are written like a phone camera's: quality 90, 4:2:0, baseline (progressive: true only when
- * asked). PNGs are RGB (oxipng level 1 drops the opaque alpha channel).
+ * asked). PNGs are RGB (oxipng level 1 drops the opaque alpha channel). WebPs are written by sharp: lossy
+ * at quality 80 (variant 'lossy'), lossless at effort 1 ('lossless'), or lossy with an alpha channel that
+ * rises from the centre to the edges ('alpha').
  */
 export async function makeInput(spec, { root, corpusDir, cacheDir, log = () => {} }) {
   const source = findSource(corpusDir)
   const origin = source ? path.basename(source, path.extname(source)).toLowerCase() : 'synthetic'
   const kind = spec.format === 'jpeg' && spec.progressive ? 'progressive' : 'baseline'
-  const ext = spec.format === 'jpeg' ? 'jpg' : 'png'
-  const name = `${origin}-${spec.width}x${spec.height}${spec.format === 'jpeg' ? `-${kind}` : ''}-r${RECIPE}.${ext}`
+  const ext = spec.format === 'jpeg' ? 'jpg' : spec.format
+  const variant = spec.format === 'jpeg' ? `-${kind}` : spec.format === 'webp' ? `-${spec.variant ?? 'lossy'}` : ''
+  const name = `${origin}-${spec.width}x${spec.height}${variant}-r${RECIPE}.${ext}`
   const file = path.join(cacheDir, name)
   const describe = `${source ? path.basename(source) : 'synthetic gradients'} at ${spec.width}x${spec.height}, grain`
   if (fs.existsSync(file)) {
@@ -155,6 +172,8 @@ export async function makeInput(spec, { root, corpusDir, cacheDir, log = () => {
       auto_subsample: false,
       chroma_subsample: 2,
     })
+  } else if (spec.format === 'webp') {
+    out = await webpOf(image, spec.variant, root)
   } else {
     out = await c.optimisePng(image, 1)
   }

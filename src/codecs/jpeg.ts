@@ -23,7 +23,7 @@ export const jpeg: Codec = {
     // the pixels stay in the decoder's memory (a view, not a copy).
     const cap = decoderMemoryCap()
     return capped(cap, header, () =>
-      jpegFailure(() => {
+      leanFailure('libjpeg', () => {
         const lean = leanCodec(cap)
         lean.openJpeg(bytes)
         lean.start(scaleEighths, 4)

@@ -45,7 +45,7 @@ export interface Codec {
   options: Partial<Record<keyof EncodeSettings, OptionInfo>>
   /**
    * Decode to RGBA. `scaleEighths` (1-8, default 8) asks a decoder that can scale while decoding
-   * (JPEG, in the DCT) for about scaleEighths/8 of the stored size; others ignore it.
+   * (JPEG, in the DCT; a still WebP, by libwebp's rescaler) for about scaleEighths/8 of the stored size; others ignore it.
    */
   decode?: (bytes: Uint8Array, header: ImageHeader, scaleEighths?: number) => Promise<ImageData>
   /** The decoder applies the header's orientation itself (the JPEG decoder does, for EXIF). */

@@ -5,6 +5,9 @@
  */
 export interface FirstFrame {
   still: Uint8Array
+  /** The frame's size as its ANMF chunk gives it, which its bitstream must have. */
+  width: number
+  height: number
   x: number
   y: number
   canvasWidth: number
@@ -74,7 +77,7 @@ export function firstFrame(bytes: Uint8Array): FirstFrame | undefined {
       parts.unshift(chunk('VP8X', vp8x))
     }
     const body = concat([new TextEncoder().encode('WEBP'), ...parts])
-    return { still: chunk('RIFF', body), x, y, canvasWidth: canvasWidth || width, canvasHeight: canvasHeight || height }
+    return { still: chunk('RIFF', body), width, height, x, y, canvasWidth: canvasWidth || width, canvasHeight: canvasHeight || height }
   }
   return undefined
 }

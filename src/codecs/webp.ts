@@ -1,7 +1,7 @@
-import { leanCodec, webpDecoder } from '../../wasm'
+import { leanCodec } from '../../wasm'
 import { capEffort, type EffortCaps } from './effort-caps'
 import { firstFrame, onCanvas } from './webp-frame'
-import { type Codec, capped, decodedOrThrow, decoderMemoryCap, effortOption, encoderMemoryCap, losslessOption, qualityOption } from './types'
+import { type Codec, capped, DecodeFailure, decoderMemoryCap, effortOption, encoderMemoryCap, leanFailure, losslessOption, qualityOption } from './types'
 
 /**
  * libwebp's low_memory mode (no token buffer) from here up: docs/memory.md measured about 17 MiB less
@@ -40,12 +40,25 @@ export const webp: Codec = {
     effort: effortOption(4, 'libwebp method = min(effort, 6); lossless also sets its compression level to effort x 11. Capped by image size (see limits.webpEffortCaps).'),
   },
   effortFor: (requested, pixels) => capEffort(WEBP_EFFORT_CAPS, requested, pixels),
-  async decode(bytes, header) {
+  async decode(bytes, header, scaleEighths = 8) {
+    // libwebp in the lean codec, shrunk while decoding when the output is smaller (a still image only:
+    // a frame is placed on its canvas at full size); the pixels stay in the decoder's memory (a view).
     const cap = decoderMemoryCap()
-    const decoder = await webpDecoder(cap)
     const frame = header.frames > 1 ? firstFrame(bytes) : undefined
-    if (!frame) return capped(cap, header, () => decodedOrThrow(decoder.decode(bytes), 'WebP'))
-    return onCanvas(capped(cap, header, () => decodedOrThrow(decoder.decode(frame.still), 'WebP')), frame)
+    const image = capped(cap, header, () =>
+      leanFailure('libwebp', () => {
+        const lean = leanCodec(cap)
+        const { width, height } = lean.openWebp(frame?.still ?? bytes)
+        // Checked before a pixel is allocated: the limits trusted the header's (or frame's) size.
+        const expected = frame ?? header
+        if (width !== expected.width || height !== expected.height) {
+          throw new DecodeFailure(`the ${frame ? 'first frame' : 'image'} is ${expected.width}x${expected.height} but its bitstream is ${width}x${height}`)
+        }
+        const scale = frame ? 8 : scaleEighths
+        return lean.decodeWebp(Math.ceil((width * scale) / 8), Math.ceil((height * scale) / 8))
+      }),
+    )
+    return frame ? onCanvas(image, frame) : image
   },
   async encode(image, { quality, lossless, effort }) {
     // libwebp in the lean codec (its JPEG route fills the same encoder's planes from decoded rows).

@@ -1,8 +1,8 @@
 import { leanCodec } from '../../wasm'
-import { jpegFailure, turboJpegSettings } from '../codecs/jpeg'
+import { turboJpegSettings } from '../codecs/jpeg'
 import { CODECS, type FormatId, type OutputFormat } from '../codecs/registry'
 import { webpMethod } from '../codecs/webp'
-import { capped, DecodeFailure, decoderMemoryCap, type EncodeSettings } from '../codecs/types'
+import { capped, DecodeFailure, decoderMemoryCap, type EncodeSettings, leanFailure } from '../codecs/types'
 import { ApiError } from '../errors'
 import type { Stopwatch } from '../lib/stopwatch'
 import type { Route } from './limits'
@@ -84,8 +84,8 @@ export const isOutputFormat = (format: FormatId): format is OutputFormat => Bool
 
 /**
  * Steps 4-6 as one pass of the lean codec, for the routes planConversion chooses (src/pipeline/limits.ts): decode rows into the WebP encoder's
- * planes, or stream them into libjpeg-turbo's compressor. Returns the encoded bytes and the step
- * times (a JPEG streamed without a turn decodes while it encodes; that time is all `encode`).
+ * planes (a lossy WebP's own YUV as it is), or stream them into libjpeg-turbo's compressor. Returns the encoded bytes and the step
+ * times (a JPEG streamed without a turn decodes while it encodes, and a WebP to JPEG is one call; that time is all `encode`).
  */
 export async function transcode(
   bytes: Uint8Array,
@@ -97,27 +97,35 @@ export async function transcode(
   refuseTruncated(header)
   const cap = decoderMemoryCap()
   const lean = leanCodec(cap)
+  const library = header.format === 'webp' ? 'libwebp' : 'libjpeg'
   const run = <T>(step: () => T): T => {
     try {
-      return capped(cap, header, () => jpegFailure(step))
+      return capped(cap, header, () => leanFailure(library, step))
     } catch (error) {
       throw undecodable(header, error)
     }
   }
-  const { components } = run(() => lean.openJpeg(bytes))
-  if (route === 'jpeg-to-webp') {
-    run(() => {
-      lean.start(8, 3)
-      lean.decodeToYuv(header.orientation)
-    })
+  const timed = async (decode: () => void, encode: () => Uint8Array) => {
+    run(decode)
     const decodeMs = await clock.lap()
-    const output = run(() => lean.encodeWebp(settings.quality, webpMethod(settings.effort), false))
+    const output = run(encode)
     return { output, decodeMs, encodeMs: await clock.lap() }
   }
-  const decodeMs = await clock.lap()
-  const output = run(() => {
+  const toWebp = () => lean.encodeWebp(settings.quality, webpMethod(settings.effort), false)
+  if (route === 'webp-to-webp' || route === 'webp-to-jpeg') {
+    run(() => lean.openWebp(bytes))
+    if (route === 'webp-to-webp') return timed(() => lean.decodeWebpToYuv(), toWebp)
+    return timed(() => {}, () => lean.transcodeWebpToJpeg(turboJpegSettings(settings)))
+  }
+  const { components } = run(() => lean.openJpeg(bytes))
+  if (route === 'jpeg-to-webp') {
+    return timed(() => {
+      lean.start(8, 3)
+      lean.decodeToYuv(header.orientation)
+    }, toWebp)
+  }
+  return timed(() => {}, () => {
     lean.start(8, components === 1 ? 1 : 3) // a grey JPEG stays grey
     return lean.transcodeJpeg(header.orientation, turboJpegSettings(settings))
   })
-  return { output, decodeMs, encodeMs: await clock.lap() }
 }

@@ -17,20 +17,30 @@ export const MEMORY_MODEL = {
   /** Per request: body buffers, JS objects, first use of a codec. */
   baseMiB: 12,
   /**
-   * MiB per decoded megapixel while decoding. JPEG and PNG are decoded by the lean codec (JPEG at its
-   * DCT-scaled size) and their pixels are a view of the decoder's memory, not a copy; a PNG's
-   * decoder also holds its file, so its figure is set by photo-like PNGs (1.7 MiB of file per MP).
+   * MiB per decoded megapixel while decoding. JPEG, PNG and WebP are decoded by the lean codec (JPEG at
+   * its DCT-scaled size, WebP shrunk by libwebp's scaler) and their pixels are a view of the decoder's
+   * memory, not a copy; a PNG's decoder also holds its file, so its figure is set by photo-like PNGs
+   * (1.7 MiB of file per MP).
    */
-  decodePerMP: { jpeg: 5.5, png: 9, webp: 12, avif: 12, gif: 8 } as Readonly<Record<FormatId, number>>,
+  decodePerMP: { jpeg: 5.5, png: 9, webp: 5.5, avif: 12, gif: 8 } as Readonly<Record<FormatId, number>>,
+  /**
+   * Extra MiB per input megapixel of a WebP whose decoder holds more than the pixels it writes: a
+   * lossless one keeps the whole image as ARGB (4 B/px), a lossy one with alpha its alpha plane and
+   * the ALPH chunk's own lossless image (6 B/px). An animation's frames are not looked into, so it
+   * is charged too. 10, not the 6.5 first fitted: a 4 MP WebP with alpha to PNG measured 168.9 MiB.
+   */
+  webpHeldPerMP: 10,
+  /** Fixed MiB on top of baseMiB for WebP input (libwebp's decoder in the lean instance; 1 MP measured 3-4 MiB above JPEG's). */
+  webpInputMiB: 3,
   /** Extra MiB per input megapixel for a progressive JPEG (coefficient buffers for every scan). */
   progressiveJpegPerMP: 3,
   /**
-   * The lean codec's one-pass JPEG conversions at the same size (see `Route`): fixed MiB (instance),
+   * The lean codec's one-pass conversions at the same size (see `Route`): fixed MiB (instance),
    * plus MiB per megapixel:
    * WebP holds its YUV planes and encoder state; JPEG holds the compressor's coefficients, plus the
-   * decoded RGB when the orientation turns the image.
+   * decoded RGB when the orientation turns the image or the source is a WebP.
    */
-  transcode: { baseMiB: 2, perMP: { 'jpeg-to-webp': 4.8, 'jpeg-to-jpeg': 4.5, 'jpeg-to-jpeg-turned': 7 } },
+  transcode: { baseMiB: 2, perMP: { 'jpeg-to-webp': 4.8, 'jpeg-to-jpeg': 4.5, 'jpeg-to-jpeg-turned': 7, 'webp-to-webp': 5.2, 'webp-to-jpeg': 7 } },
   /** libjpeg-turbo encoding RGBA from JS (`turbo`): the copy in, the compressor's coefficients. */
   turboJpegEncode: { baseMiB: 2, perMP: 8 },
   /**
@@ -64,15 +74,16 @@ export const MEMORY_MODEL = {
 
 /**
  * How a conversion runs: through whole RGBA pixels (decode, transform, encode), or as one pass of the
- * lean codec from a JPEG to a lossy WebP or a JPEG of the same size (src/pipeline/codec.ts, `transcode`).
+ * lean codec from a JPEG to a lossy WebP or a JPEG of the same size, or from an upright, opaque still
+ * WebP to the same (a lossy one's YUV goes straight into the encoder's planes) (src/pipeline/codec.ts, `transcode`).
  */
-export type Route = 'pixels' | 'jpeg-to-webp' | 'jpeg-to-jpeg'
+export type Route = 'pixels' | 'jpeg-to-webp' | 'jpeg-to-jpeg' | 'webp-to-webp' | 'webp-to-jpeg'
 
 export interface ConversionPlan {
   header: ImageHeader
   format: OutputFormat
   route: Route
-  /** JPEG DCT scale in eighths (8: full size; other formats always 8). */
+  /** Decode scale in eighths (8: full size): a JPEG's DCT scale or a still WebP's rescale; other formats always 8. */
   scale: number
   /** JPEG output through libjpeg-turbo instead of MozJPEG (see EncodeSettings). */
   turbo: boolean
@@ -130,9 +141,15 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
     if (format === 'webp' && !settings.lossless) return { ...at(8), route: 'jpeg-to-webp' }
     if (format === 'jpeg' && (fast || !fits(at(8)))) return { ...at(8), route: 'jpeg-to-jpeg' }
   }
+  if (header.format === 'webp' && sameSize && header.orientation === 1 && header.frames === 1 && !header.hasAlpha) {
+    if (format === 'webp' && !settings.lossless && !header.lossless) return { ...at(8), route: 'webp-to-webp' }
+    if (format === 'jpeg' && (fast || !fits(at(8)))) return { ...at(8), route: 'webp-to-jpeg' }
+  }
   // A JPEG downscale: the DCT scale that leaves Lanczos3 a factor of 1.25 or, when that does not fit
   // the budget, smaller ones down to the output size itself; at each, MozJPEG before libjpeg-turbo.
-  const [first, last] = header.format === 'jpeg' && !sameSize ? [decodeScale(geometry, 1.25), decodeScale(geometry, 1)] : [8, 8]
+  // A still WebP the same, shrunk by libwebp's rescaler while it decodes.
+  const shrinks = (header.format === 'jpeg' || (header.format === 'webp' && header.frames === 1)) && !sameSize
+  const [first, last] = shrinks ? [decodeScale(geometry, 1.25), decodeScale(geometry, 1)] : [8, 8]
   for (const scale of DECODE_SCALES.filter((s) => s <= first && s >= last)) {
     if (!fast && fits(at(scale))) return at(scale)
     if (format === 'jpeg' && fits(at(scale, true))) return at(scale, true)
@@ -141,7 +158,7 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
 }
 
 /** Input formats the lean codec decodes (into the conversion's lean memory; see wasm/session.ts). */
-export const LEAN_DECODERS: ReadonlySet<FormatId> = new Set<FormatId>(['jpeg', 'png'])
+export const LEAN_DECODERS: ReadonlySet<FormatId> = new Set<FormatId>(['jpeg', 'png', 'webp'])
 
 /**
  * A plan's estimate in two parts (MiB, without `baseMiB`): what the lean codec's steps take (its one
@@ -152,12 +169,14 @@ export function estimateParts(plan: ConversionPlan): { lean: number; other: numb
   const m = MEMORY_MODEL
   const inMP = (plan.header.width * plan.header.height) / 1e6
   const outMP = (plan.width * plan.height) / 1e6
-  const progressive = plan.header.format === 'jpeg' && plan.header.progressive ? m.progressiveJpegPerMP * inMP : 0
+  const { format, progressive: isProgressive, lossless, hasAlpha, frames } = plan.header
+  const progressive = format === 'jpeg' && isProgressive ? m.progressiveJpegPerMP * inMP : 0
+  const held = format === 'webp' ? m.webpInputMiB + (lossless || hasAlpha !== false || frames > 1 ? m.webpHeldPerMP * inMP : 0) : 0
   if (plan.route !== 'pixels') {
     const turned = plan.route === 'jpeg-to-jpeg' && plan.header.orientation > 1
-    return { lean: m.transcode.baseMiB + progressive + m.transcode.perMP[turned ? 'jpeg-to-jpeg-turned' : plan.route] * inMP, other: 0 }
+    return { lean: m.transcode.baseMiB + progressive + held + m.transcode.perMP[turned ? 'jpeg-to-jpeg-turned' : plan.route] * inMP, other: 0 }
   }
-  const decode = m.decodePerMP[plan.header.format] * (plan.decodedPixels / 1e6) + progressive
+  const decode = m.decodePerMP[format] * (plan.decodedPixels / 1e6) + progressive + held
   const resize = plan.resized ? m.resize.baseMiB + m.resize.inputPerMP * (plan.cropPixels / 1e6) * (plan.decodedPixels / (plan.header.width * plan.header.height)) + m.resize.outputPerMP * outMP + plan.ringMiB : 0
   const encoder = plan.turbo ? m.turboJpegEncode : plan.format === 'webp' && plan.lossless ? m.webpLosslessEncode : m.encode[plan.format]
   const encode = encoder.baseMiB + encoder.perMP * outMP

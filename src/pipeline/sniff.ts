@@ -43,6 +43,12 @@ export interface ImageHeader {
   scans: number
   /** JPEG only: the data ends before the end-of-image marker (decoders would grey-fill the rest). */
   truncated: boolean
+  /**
+   * WebP only: the image is lossless (a VP8L bitstream, whose decoder holds the whole image as ARGB
+   * while it decodes); for an animation, whether a VP8L chunk was seen at the top level (frames' are
+   * inside ANMF chunks, so false there). Other formats: false.
+   */
+  lossless: boolean
 }
 
 const SUPPORTED = 'send JPEG, PNG, WebP, AVIF or GIF'
@@ -327,7 +333,7 @@ function checkDimensions(header: ImageHeader): ImageHeader {
 }
 
 function baseHeader(format: InputFormat, width: number, height: number): ImageHeader {
-  return { format, width, height, orientation: 1, hasAlpha: undefined, frames: 1, bitDepth: 8, progressive: false, scans: 1, truncated: false }
+  return { format, width, height, orientation: 1, hasAlpha: undefined, frames: 1, bitDepth: 8, progressive: false, scans: 1, truncated: false, lossless: false }
 }
 
 /** EXIF orientation values outside 1-8 (0 is common) mean "no rotation". */
@@ -789,6 +795,7 @@ function readVp8l(r: Reader, data: number): ImageHeader {
   return {
     ...baseHeader('webp', (bits & 0x3fff) + 1, ((bits >>> 14) & 0x3fff) + 1),
     hasAlpha: ((bits >>> 28) & 1) === 1,
+    lossless: true,
   }
 }
 
@@ -803,12 +810,14 @@ function readVp8x(r: Reader, data: number): ImageHeader {
     orientation: chunks.orientation,
     hasAlpha: (flags & VP8X_ALPHA) !== 0 || chunks.alph || chunks.vp8lAlpha,
     frames: animated ? Math.max(1, chunks.anmf) : 1,
+    lossless: chunks.vp8l,
   }
 }
 
 interface WebpChunks {
   anmf: number
   alph: boolean
+  vp8l: boolean
   vp8lAlpha: boolean
   orientation: number
 }
@@ -821,7 +830,7 @@ const RIFF_EXIF = 0x45584946
 
 /** Walk top-level RIFF chunks; stops quietly at the first chunk that overruns the buffer. */
 function walkWebpChunks(r: Reader, start: number): WebpChunks {
-  const chunks: WebpChunks = { anmf: 0, alph: false, vp8lAlpha: false, orientation: 1 }
+  const chunks: WebpChunks = { anmf: 0, alph: false, vp8l: false, vp8lAlpha: false, orientation: 1 }
   let pos = start
   while (r.has(pos, 8)) {
     const type = r.u32(pos)
@@ -829,7 +838,10 @@ function walkWebpChunks(r: Reader, start: number): WebpChunks {
     const data = pos + 8
     if (type === RIFF_ANMF) chunks.anmf++
     else if (type === RIFF_ALPH) chunks.alph = true
-    else if (type === RIFF_VP8L && r.has(data, 5)) chunks.vp8lAlpha = ((r.u32(data + 1, true) >>> 28) & 1) === 1
+    else if (type === RIFF_VP8L) {
+      chunks.vp8l = true
+      if (r.has(data, 5)) chunks.vp8lAlpha = ((r.u32(data + 1, true) >>> 28) & 1) === 1
+    }
     else if (type === RIFF_EXIF && r.has(data, size)) {
       chunks.orientation = exifOrientation(stripExifPrefix(r.bytes.subarray(data, data + size)))
     }

@@ -279,7 +279,8 @@ export function webpWithSize(webp: Uint8Array, width: number, height: number): U
   return out
 }
 
-function riffChunk(id: string, payload: Uint8Array): Uint8Array {
+/** A RIFF chunk: `id`, the payload's size, the payload and its pad byte. */
+export function riffChunk(id: string, payload: Uint8Array): Uint8Array {
   const out = new Uint8Array(8 + payload.length + (payload.length & 1))
   out.set(ascii(id), 0)
   new DataView(out.buffer).setUint32(4, payload.length, true)

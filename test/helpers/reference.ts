@@ -1,12 +1,15 @@
 /**
  * Independent codecs to hold the API's against: jSquash's Lanczos3 (squoosh resize, Rust), which the
- * worker itself used before wasm/lean/resample.c, and squoosh's PNG decoder, used before the lean
- * codec's libpng. Tests only; the worker never loads them.
+ * worker itself used before wasm/lean/resample.c, squoosh's PNG decoder, used before the lean codec's
+ * libpng, and jSquash's WebP decoder (libwebp built by squoosh), used before wasm/lean/webp_dec.c. Tests
+ * only; the worker never loads them.
  */
 import resizeModule from '@jsquash/resize/lib/resize/pkg/squoosh_resize_bg.wasm?module'
 import resize, { initResize } from '@jsquash/resize'
 import pngModule from '@jsquash/png/codec/pkg/squoosh_png_bg.wasm?module'
 import { decode as decodePng, init as initPng } from '@jsquash/png/decode.js'
+import webpDecModule from '@jsquash/webp/codec/dec/webp_dec.wasm?module'
+import decodeWebp, { init as initWebp } from '@jsquash/webp/decode.js'
 
 let ready: Promise<unknown> | undefined
 
@@ -39,4 +42,13 @@ export async function referencePng16(png: Uint8Array): Promise<{ width: number; 
   await pngReady
   const image = await decodePng(png.slice().buffer, { bitDepth: 16 })
   return { width: image.width, height: image.height, data: image.data }
+}
+
+let webpReady: Promise<unknown> | undefined
+
+/** A still WebP decoded to RGBA (not premultiplied) by jSquash's decoder. */
+export async function referenceWebpDecode(bytes: Uint8Array): Promise<ImageData> {
+  webpReady ??= initWebp(webpDecModule)
+  await webpReady
+  return decodeWebp(bytes.slice().buffer)
 }

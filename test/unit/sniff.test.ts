@@ -324,6 +324,7 @@ describe('readHeader: PNG', () => {
       progressive: false,
       scans: 1,
       truncated: false,
+      lossless: false,
     })
   })
 
@@ -465,6 +466,7 @@ describe('readHeader: JPEG', () => {
       progressive: false,
       scans: 1,
       truncated: false,
+      lossless: false,
     })
   })
 
@@ -717,6 +719,7 @@ describe('readHeader: AVIF', () => {
       progressive: false,
       scans: 1,
       truncated: false,
+      lossless: false,
     })
   })
 

@@ -89,6 +89,9 @@ for name in png pngerror pngget pngmem pngread pngrio pngrtran pngrutil pngset p
 for name in adler32 crc32 inffast inflate inftrees zutil; do jobs+=("$zlib/$name.c|"); done
 jobs+=("$here/png.c|-I$png -I$zlib")
 jobs+=("$here/resample.c|")
+# libwebp's decoder for WebP input (webp_dec.c); what it uses of src/dsp and src/utils is built above.
+for f in "$webp"/src/dec/*.c; do jobs+=("$f|${webp_flags[*]}"); done
+jobs+=("$here/webp_dec.c|${webp_flags[*]}")
 printf '%s\n' "${jobs[@]}" | xargs -P "$(nproc)" -I{} bash -c '
   src="${1%%|*}"; extra="${1#*|}"
   out="$2/$(echo "$src" | tr / _).o"

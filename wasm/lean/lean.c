@@ -235,6 +235,16 @@ static void upright_to_yuv(int w, int h) {
   free(sums);
 }
 
+WebPPicture *lean_yuv_picture(int width, int height) {
+  if (!WebPPictureInit(&picture)) fail("libwebp version mismatch");
+  picture.use_argb = 0;
+  picture.colorspace = WEBP_YUV420;
+  picture.width = width;
+  picture.height = height;
+  if (!WebPPictureAlloc(&picture)) fail("out of memory");
+  return &picture;
+}
+
 /**
  * Decode the (started, RGB) image into the encoder's YUV 4:2:0 planes, upright. The decode step of
  * JPEG -> WebP; the RGB data only ever exists a row or two at a time.
@@ -243,12 +253,7 @@ EXPORT(jd_to_yuv) void jd_to_yuv(int orientation) {
   const int w = (int)in.output_width, h = (int)in.output_height;
   const Placement p = placement(orientation, w, h);
   const int transposed = transposes(orientation);
-  if (!WebPPictureInit(&picture)) fail("libwebp version mismatch");
-  picture.use_argb = 0;
-  picture.colorspace = WEBP_YUV420;
-  picture.width = p.width;
-  picture.height = p.height;
-  if (!WebPPictureAlloc(&picture)) fail("out of memory");
+  lean_yuv_picture(p.width, p.height);
   if (upright(orientation)) {
     upright_to_yuv(w, h);
     jd_finish();
@@ -294,7 +299,7 @@ EXPORT(jd_to_yuv) void jd_to_yuv(int orientation) {
 static WebPMemoryWriter writer;
 
 /**
- * Encode the picture jd_to_yuv or webp_encode_rgba filled: quality 0-100, method 0-6. low_memory turns off
+ * Encode the picture jd_to_yuv, wd_to_yuv or webp_encode_rgba filled: quality 0-100, method 0-6. low_memory turns off
  * libwebp's token buffer (the encoder then keeps about 0.06 B/px of its own). Returns the size;
  * the bytes are at lean_output().
  */
