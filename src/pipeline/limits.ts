@@ -19,10 +19,16 @@ export const MEMORY_MODEL = {
   /**
    * MiB per decoded megapixel while decoding. JPEG, PNG and WebP are decoded by the lean codec (JPEG at
    * its DCT-scaled size, WebP shrunk by libwebp's scaler) and their pixels are a view of the decoder's
-   * memory, not a copy; a PNG's decoder also holds its file, so its figure is set by photo-like PNGs
-   * (1.7 MiB of file per MP).
+   * memory, not a copy. A PNG's file comes on top (`pngFile`).
    */
-  decodePerMP: { jpeg: 5.5, png: 9, webp: 5.5, avif: 12, gif: 8 } as Readonly<Record<FormatId, number>>,
+  decodePerMP: { jpeg: 5.5, png: 4.5, webp: 5.5, avif: 12, gif: 8 } as Readonly<Record<FormatId, number>>,
+  /**
+   * A PNG's decoder holds its file twice (the request body, and its copy in the lean memory) beside
+   * libpng's and zlib's state: fixed MiB plus MiB per MiB of file. A screenshot's file is a tenth of a
+   * photo's per pixel (0.3 against 1.7 MiB per MP), so the file is charged, not the pixels. Without the
+   * file's size (a plan made from a header alone), a photo's 1.7 MiB per MP is assumed.
+   */
+  pngFile: { baseMiB: 5, perFileMiB: 2, assumedMiBPerMP: 1.7 },
   /**
    * Extra MiB per input megapixel of a WebP whose decoder holds more than the pixels it writes: a
    * lossless one keeps the whole image as ARGB (4 B/px), a lossy one with alpha its alpha plane and
@@ -44,16 +50,25 @@ export const MEMORY_MODEL = {
   /** libjpeg-turbo encoding RGBA from JS (`turbo`): the copy in, the compressor's coefficients. */
   turboJpegEncode: { baseMiB: 2, perMP: 8 },
   /**
+   * Of the lean encoders' per-MP terms (WebP, libjpeg-turbo), the copy of the RGBA pixels into the
+   * codec. Pixels that a lean step left in the conversion's lean memory (a lean decoder's, or the
+   * resampler's) are handed over by address instead, unless JavaScript touched them on the way
+   * (padding, an EXIF turn of a PNG or WebP, flattening alpha for JPEG). libjpeg-turbo saves less than
+   * the copy (a 4 MP PNG to JPEG measured 67.9 MiB, 1 over the full 4).
+   */
+  copyInPerMP: { webp: 4, jpeg: 3 },
+  /**
    * Resampling (the lean codec's, row by row): fixed MiB plus MiB per input (after the crop) and per
    * output megapixel: its copy of the input and its output, a view handed to the encoder.
    */
   resize: { baseMiB: 4, inputPerMP: 4, outputPerMP: 4 },
   /**
    * Encoding: fixed MiB (instance) plus MiB per output megapixel. PNG's fixed term covers PNG -> PNG
-   * at 1 MP (62.7 MiB measured with the lean PNG decoder, 67.2 with squoosh's).
+   * at 1 MP (62.7 MiB measured with the lean PNG decoder, 67.2 with squoosh's); MozJPEG's a 1 MP PNG
+   * to JPEG (42.6 MiB, 5.6 over the model without it).
    */
   encode: {
-    jpeg: { baseMiB: 0, perMP: 16.6 },
+    jpeg: { baseMiB: 6, perMP: 16.6 },
     webp: { baseMiB: 4, perMP: 8 },
     avif: { baseMiB: 56, perMP: 21 },
     png: { baseMiB: 24, perMP: 19.5 },
@@ -62,9 +77,9 @@ export const MEMORY_MODEL = {
    * A lossy WebP of an image with transparency: libwebp compresses the alpha plane with its lossless
    * coder (hash chains, backward references), on top of the YUV planes. Charged once the decoded pixels
    * show transparency (an RGBA file whose alpha is all 255 has no alpha plane): RGBA PNGs to WebP
-   * measured 73.7 (1 MP), 102.4 (2 MP), 103.6 (3 MP) and 155.3 MiB (4 MP) against 33-84 without it.
+   * measured 73.7 (1 MP), 102.4 (2 MP), 126.0 (3 MP) and 155.3 MiB (4 MP) against 33-84 without it.
    */
-  webpAlpha: { baseMiB: 32, perMP: 12 },
+  webpAlpha: { baseMiB: 32, perMP: 16 },
   /**
    * Lossless WebP (libwebp's VP8L: the ARGB image, hash chains, backward references), in place of
    * `encode.webp`: RGBA PNGs measured 64.9 MiB at 1 MP and 122.7 at 3 MP, the lossy term's 33 and 67.
@@ -101,6 +116,8 @@ export interface ConversionPlan {
   width: number
   height: number
   resized: boolean
+  /** `contain` pads the resized image onto a larger canvas (in JavaScript). */
+  padded: boolean
   /** Lossless output (WebP's lossless coder needs more memory than its lossy one). */
   lossless: boolean
 }
@@ -130,6 +147,7 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
     width: canvas.width,
     height: canvas.height,
     resized: resize.width !== crop.width || resize.height !== crop.height,
+    padded: resize.width !== canvas.width || resize.height !== canvas.height,
     lossless: settings.lossless,
   })
   const fits = (plan: ConversionPlan) => estimateMiB(plan, leanResidentMiB) <= limits.memoryBudgetMiB
@@ -176,12 +194,16 @@ export function estimateParts(plan: ConversionPlan): { lean: number; other: numb
     const turned = plan.route === 'jpeg-to-jpeg' && plan.header.orientation > 1
     return { lean: m.transcode.baseMiB + progressive + held + m.transcode.perMP[turned ? 'jpeg-to-jpeg-turned' : plan.route] * inMP, other: 0 }
   }
-  const decode = m.decodePerMP[format] * (plan.decodedPixels / 1e6) + progressive + held
+  const pngFile = format === 'png' ? m.pngFile.baseMiB + m.pngFile.perFileMiB * (plan.header.fileBytes !== undefined ? plan.header.fileBytes / 2 ** 20 : m.pngFile.assumedMiBPerMP * inMP) : 0
+  const decode = m.decodePerMP[format] * (plan.decodedPixels / 1e6) + progressive + held + pngFile
   const resize = plan.resized ? m.resize.baseMiB + m.resize.inputPerMP * (plan.cropPixels / 1e6) * (plan.decodedPixels / (plan.header.width * plan.header.height)) + m.resize.outputPerMP * outMP + plan.ringMiB : 0
   const encoder = plan.turbo ? m.turboJpegEncode : plan.format === 'webp' && plan.lossless ? m.webpLosslessEncode : m.encode[plan.format]
-  const encode = encoder.baseMiB + encoder.perMP * outMP
   const leanDecode = LEAN_DECODERS.has(plan.header.format)
   const leanEncode = plan.turbo || plan.format === 'webp'
+  const touchedInJs = plan.padded || (format !== 'jpeg' && plan.header.orientation > 1) || (plan.format === 'jpeg' && plan.header.hasAlpha !== false)
+  // Lossless WebP's term was fitted on pixels handed over already.
+  const handedOver = leanEncode && (plan.resized || leanDecode) && !touchedInJs && !(plan.format === 'webp' && plan.lossless)
+  const encode = encoder.baseMiB + encoder.perMP * outMP - (handedOver ? m.copyInPerMP[plan.format === 'webp' ? 'webp' : 'jpeg'] * outMP : 0)
   return {
     lean: (leanDecode ? decode : 0) + resize + (leanEncode ? encode : 0),
     other: (leanDecode ? 0 : decode) + (leanEncode ? 0 : encode),

@@ -49,6 +49,8 @@ export interface ImageHeader {
    * inside ANMF chunks, so false there). Other formats: false.
    */
   lossless: boolean
+  /** The file's size in bytes, when the caller knows it: a PNG's decoder holds its file, whose size per pixel varies tenfold. */
+  fileBytes?: number
 }
 
 const SUPPORTED = 'send JPEG, PNG, WebP, AVIF or GIF'

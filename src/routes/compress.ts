@@ -36,7 +36,7 @@ export const compress = new Hono<{ Bindings: Env } & ClientVariables>().post('/'
     const wantsJson = options.response === 'json' || (options.response === undefined && /application\/json/i.test(c.req.header('accept') ?? ''))
 
     // 2. sniff: format from magic bytes, dimensions and orientation from the header
-    const header = readHeader(bytes)
+    const header = { ...readHeader(bytes), fileBytes: bytes.length }
     const upright = uprightSize(header)
 
     // 3. limits and plan: everything below is known before decoding; format=auto takes the first
