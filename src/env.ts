@@ -38,6 +38,12 @@ const ConfigSchema = z.object({
   MEMORY_BUDGET_MIB: positiveInt.default(120),
   /** Longest wait, in ms, for this isolate's single conversion slot before answering 503. */
   QUEUE_TIMEOUT_MS: positiveInt.default(20_000),
+  /**
+   * Longest time, in ms, a request's body may take to arrive once the request holds the conversion slot
+   * (bodies are read only then, so a queue holds no image bytes): a stalled upload then answers 408
+   * instead of keeping the slot from every request behind it.
+   */
+  BODY_TIMEOUT_MS: positiveInt.default(30_000),
   /** Compress calls a minute per client IP without an API key; 0 turns limiting off. */
   RATE_LIMIT_ANON_PER_MINUTE: count.default(60),
   /** Per-minute limits of the plans an API key can be on. */
@@ -70,6 +76,7 @@ export interface Limits {
   maxOutputPixels: number
   memoryBudgetMiB: number
   queueTimeoutMs: number
+  bodyTimeoutMs: number
   /** Browser origins allowed to call the API; `['*']` allows any. */
   corsOrigins: string[]
   quotas: Quotas
@@ -94,6 +101,7 @@ export function limitsOf(env: Partial<Record<keyof Config, unknown>>): Limits {
       maxOutputPixels: config.MAX_OUTPUT_PIXELS,
       memoryBudgetMiB: config.MEMORY_BUDGET_MIB,
       queueTimeoutMs: config.QUEUE_TIMEOUT_MS,
+      bodyTimeoutMs: config.BODY_TIMEOUT_MS,
       corsOrigins: config.CORS_ORIGINS,
       quotas: {
         windowSeconds: 60,

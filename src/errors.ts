@@ -15,6 +15,7 @@ export const ERRORS = {
   invalid_api_key: { status: 401, title: 'Invalid API key', when: 'the key in `Authorization: Bearer` or `X-API-Key` matches no configured key; has `WWW-Authenticate`' },
   not_found: { status: 404, title: 'Not found', when: 'no such route' },
   method_not_allowed: { status: 405, title: 'Method not allowed', when: 'a known path with another method; has `Allow`' },
+  body_timeout: { status: 408, title: 'Request body too slow', when: 'the body did not finish arriving within `BODY_TIMEOUT_MS` once the request\'s turn to convert came (a request holds the isolate\'s conversion slot while its body is read)' },
   payload_too_large: { status: 413, title: 'Request body too large', when: 'body over `MAX_INPUT_BYTES`, counted while streaming (with or without Content-Length)' },
   unsupported_media_type: { status: 415, title: 'Unsupported request Content-Type', when: 'a Content-Type other than `image/*`, `application/octet-stream` or `multipart/form-data`' },
   unsupported_format: { status: 415, title: 'Unsupported image format', when: 'the bytes are not JPEG, PNG, WebP, AVIF or GIF (`detected` names what they are), or a CMYK JPEG' },

@@ -18,18 +18,23 @@ export interface ParsedRequest {
  * Hono's bodyLimit trusts a Content-Length when one is present; we count regardless, so neither a
  * missing nor a lying Content-Length lets a larger body through.
  */
-export async function readBody(request: Request, maxBytes: number): Promise<Uint8Array> {
+export async function readBody(request: Request, maxBytes: number, timeoutMs = Number.POSITIVE_INFINITY): Promise<Uint8Array> {
   await refuseDeclaredTooLarge(request, maxBytes)
   const declared = Number(request.headers.get('content-length') ?? Number.NaN)
   if (!request.body) return new Uint8Array(0)
   const reader = request.body.getReader()
   let buffer = new Uint8Array(Number.isFinite(declared) && declared > 0 ? declared : 64 * 1024)
   let size = 0
+  const deadline = Date.now() + timeoutMs
   for (;;) {
     let chunk: ReadableStreamReadResult<Uint8Array>
     try {
-      chunk = await reader.read()
-    } catch {
+      chunk = await beforeDeadline(reader.read(), deadline)
+    } catch (error) {
+      if (error === TIMED_OUT) {
+        await reader.cancel().catch(() => {})
+        throw new ApiError('body_timeout', `The request body did not finish arriving within ${timeoutMs} ms (BODY_TIMEOUT_MS).`, { limit: timeoutMs })
+      }
       // The client went away mid-upload (workerd: "Network connection lost"): its fault, not ours.
       throw new ApiError('invalid_request', 'The request body could not be read to its end: the connection was lost during the upload.')
     }
@@ -48,6 +53,22 @@ export async function readBody(request: Request, maxBytes: number): Promise<Uint
     size += value.length
   }
   return buffer.subarray(0, size)
+}
+
+const TIMED_OUT = Symbol('timed out')
+
+/** `read`, or a rejection with TIMED_OUT once `deadline` (a Date.now() time) has passed. */
+async function beforeDeadline<T>(read: Promise<T>, deadline: number): Promise<T> {
+  if (!Number.isFinite(deadline)) return read
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(TIMED_OUT), Math.max(0, deadline - Date.now()))
+  })
+  try {
+    return await Promise.race([read, timeout])
+  } finally {
+    clearTimeout(timer)
+  }
 }
 
 /** 413 for a Content-Length over the limit, before any of the body is read. */
@@ -133,14 +154,14 @@ function refuseType(type: string): void {
  * (`Content-Type: image/*` or `application/octet-stream`) or `multipart/form-data` field `image`.
  *
  * @example
- * const { bytes, options } = await parseRequest(c, limits.maxInputBytes)
+ * const { bytes, options } = await parseRequest(c, limits.maxInputBytes, limits.bodyTimeoutMs)
  */
-export async function parseRequest(c: Context, maxBytes: number): Promise<ParsedRequest> {
+export async function parseRequest(c: Context, maxBytes: number, timeoutMs?: number): Promise<ParsedRequest> {
   const fields = queryFields(c)
   const type = contentTypeOf(c)
 
   if (type === 'multipart/form-data') {
-    const body = await readBody(c.req.raw, maxBytes)
+    const body = await readBody(c.req.raw, maxBytes, timeoutMs)
     let form: FormData
     try {
       form = await new Request(c.req.url, { method: 'POST', headers: c.req.raw.headers, body }).formData()
@@ -170,7 +191,7 @@ export async function parseRequest(c: Context, maxBytes: number): Promise<Parsed
 
   refuseType(type)
   const options = parseOptions(fields)
-  const bytes = await readBody(c.req.raw, maxBytes)
+  const bytes = await readBody(c.req.raw, maxBytes, timeoutMs)
   if (bytes.length === 0) throw new ApiError('missing_image', 'The request body is empty: send the image bytes.')
   return { bytes, options, source: 'raw' }
 }

@@ -31,8 +31,8 @@ export const compress = new Hono<{ Bindings: Env } & ClientVariables>().post('/'
 
   // Queued requests wait here with their bodies unread, so a queue of uploads holds no image bytes.
   const { outcome, wantsJson } = await conversionSlot.run(() => withLeanSession(decoderMemoryCap(), async () => {
-    // 1. parse: body (byte limit enforced while streaming) and validated options
-    const { bytes, options, filename } = await parseRequest(c, limits.maxInputBytes)
+    // 1. parse: body (byte limit and BODY_TIMEOUT_MS enforced while streaming) and validated options
+    const { bytes, options, filename } = await parseRequest(c, limits.maxInputBytes, limits.bodyTimeoutMs)
     const wantsJson = options.response === 'json' || (options.response === undefined && /application\/json/i.test(c.req.header('accept') ?? ''))
 
     // 2. sniff: format from magic bytes, dimensions and orientation from the header
