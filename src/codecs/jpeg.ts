@@ -52,5 +52,3 @@ export const jpeg: Codec = {
     return new Uint8Array(out.buffer, out.byteOffset, out.byteLength)
   },
 }
-
-export const jpegFailure = <T>(work: () => T): T => leanFailure('libjpeg', work)

@@ -1,4 +1,5 @@
 import { ApiError } from '../errors'
+import { withinMs } from './deadline'
 
 /**
  * A one-at-a-time gate for heavy work in this isolate. Concurrent requests share one 128 MB isolate,
@@ -24,34 +25,18 @@ export class Slot {
     this.tail = new Promise((resolve) => (release = resolve))
     this.waiting++
     try {
-      await waitAtMost(previous, timeoutMs)
+      await withinMs(previous, timeoutMs, () => new ApiError(
+        'busy',
+        `This worker is busy with other conversions; waited ${timeoutMs} ms. Retry shortly.`,
+        {},
+        { 'Retry-After': '2' },
+      ))
       return await work()
     } finally {
       this.waiting--
       // Our successor may start once both we and everything before us are done.
       void previous.then(release, release)
     }
-  }
-}
-
-async function waitAtMost(turn: Promise<void>, timeoutMs: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | null = null
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      reject(
-        new ApiError(
-          'busy',
-          `This worker is busy with other conversions; waited ${timeoutMs} ms. Retry shortly.`,
-          {},
-          { 'Retry-After': '2' },
-        ),
-      )
-    }, timeoutMs)
-  })
-  try {
-    await Promise.race([turn, timeout])
-  } finally {
-    if (timer !== null) clearTimeout(timer)
   }
 }
 

@@ -91,21 +91,20 @@ export function chooseOutput(
 ): OutputChoice {
   const explicit = options.format !== undefined && options.format !== 'auto'
   const pixels = geometry.canvas.width * geometry.canvas.height
-  const tooLarge = (error: unknown) => error instanceof ApiError && error.code === 'operation_too_large'
-  for (const [i, format] of candidates.entries()) {
+  // Over the held lean memory first; over a fresh one only when some is held.
+  const residents = leanResidentMiB > 0 ? [leanResidentMiB, 0] : [0]
+  let refusal: unknown = new Error('no output format candidates')
+  for (const format of candidates) {
     const settings = encodeSettings(format, options, pixels, explicit)
-    const plan = planConversion(header, format, geometry, settings, limits, leanResidentMiB)
-    try {
-      return { format, settings, plan, memoryEstimate: checkPlan(plan, limits, leanResidentMiB), releaseLeanMemory: false }
-    } catch (error) {
-      if (!tooLarge(error)) throw error
-    }
-    try {
-      const fresh = planConversion(header, format, geometry, settings, limits)
-      return { format, settings, plan: fresh, memoryEstimate: checkPlan(fresh, limits), releaseLeanMemory: leanResidentMiB > 0 }
-    } catch (error) {
-      if (i === candidates.length - 1 || !tooLarge(error)) throw error
+    for (const resident of residents) {
+      const plan = planConversion(header, format, geometry, settings, limits, resident)
+      try {
+        return { format, settings, plan, memoryEstimate: checkPlan(plan, limits, resident), releaseLeanMemory: resident !== leanResidentMiB }
+      } catch (error) {
+        if (!(error instanceof ApiError && error.code === 'operation_too_large')) throw error
+        refusal = error
+      }
     }
   }
-  throw new Error('no output format candidates')
+  throw refusal
 }

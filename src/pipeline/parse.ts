@@ -1,6 +1,7 @@
 import type { Context } from 'hono'
 import { z } from 'zod'
 import { ApiError } from '../errors'
+import { withinMs } from '../lib/deadline'
 import { type CompressOptions, CompressOptionsSchema } from './options'
 
 export interface ParsedRequest {
@@ -26,14 +27,15 @@ export async function readBody(request: Request, maxBytes: number, timeoutMs = N
   let buffer = new Uint8Array(Number.isFinite(declared) && declared > 0 ? declared : 64 * 1024)
   let size = 0
   const deadline = Date.now() + timeoutMs
+  const tooSlow = () => new ApiError('body_timeout', `The request body did not finish arriving within ${timeoutMs} ms (BODY_TIMEOUT_MS).`, { limit: timeoutMs })
   for (;;) {
     let chunk: ReadableStreamReadResult<Uint8Array>
     try {
-      chunk = await beforeDeadline(reader.read(), deadline)
+      chunk = await withinMs(reader.read(), deadline - Date.now(), tooSlow)
     } catch (error) {
-      if (error === TIMED_OUT) {
+      if (error instanceof ApiError) {
         await reader.cancel().catch(() => {})
-        throw new ApiError('body_timeout', `The request body did not finish arriving within ${timeoutMs} ms (BODY_TIMEOUT_MS).`, { limit: timeoutMs })
+        throw error
       }
       // The client went away mid-upload (workerd: "Network connection lost"): its fault, not ours.
       throw new ApiError('invalid_request', 'The request body could not be read to its end: the connection was lost during the upload.')
@@ -53,22 +55,6 @@ export async function readBody(request: Request, maxBytes: number, timeoutMs = N
     size += value.length
   }
   return buffer.subarray(0, size)
-}
-
-const TIMED_OUT = Symbol('timed out')
-
-/** `read`, or a rejection with TIMED_OUT once `deadline` (a Date.now() time) has passed. */
-async function beforeDeadline<T>(read: Promise<T>, deadline: number): Promise<T> {
-  if (!Number.isFinite(deadline)) return read
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(TIMED_OUT), Math.max(0, deadline - Date.now()))
-  })
-  try {
-    return await Promise.race([read, timeout])
-  } finally {
-    clearTimeout(timer)
-  }
 }
 
 /** 413 for a Content-Length over the limit, before any of the body is read. */
