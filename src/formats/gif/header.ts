@@ -1,0 +1,92 @@
+/**
+ * GIF header: the logical screen, whether the first frame is transparent, and how many frames
+ * follow, from a walk over the blocks that skips their data sub-blocks without decompressing them.
+ */
+import { baseHeader, corrupt, type HeaderFormat, type ImageHeader } from '../shared/header'
+import type { Reader } from '../shared/reader'
+
+const NAME = 'GIF'
+
+/** The file starts with "GIF87a" or "GIF89a". */
+export const gifHeader: HeaderFormat = {
+  format: 'gif',
+  name: NAME,
+  matches: (r) => r.matchesAscii(0, 'GIF87a') || r.matchesAscii(0, 'GIF89a'),
+  read: readGif,
+}
+
+const GIF_EXTENSION = 0x21
+const GIF_IMAGE = 0x2c
+const GIF_TRAILER = 0x3b
+const GIF_GRAPHIC_CONTROL = 0xf9
+
+interface GifBlocks {
+  frames: number
+  firstWidth: number
+  firstHeight: number
+  transparent: boolean
+}
+
+function readGif(r: Reader): ImageHeader {
+  const screenWidth = r.u16(6, true)
+  const screenHeight = r.u16(8, true)
+  const packed = r.u8(10)
+  const globalTable = packed & 0x80 ? 3 * (1 << ((packed & 7) + 1)) : 0
+  const blocks = walkGifBlocks(r, 13 + globalTable)
+  if (blocks.frames === 0) throw corrupt(NAME, 'no image descriptor before the data ends')
+  // The decoder draws on the logical screen; only a 0x0 screen falls back to the first frame.
+  const useFrame = screenWidth === 0 || screenHeight === 0
+  // The decoder also allocates and walks the first frame's own rectangle, which the limits below do
+  // not see: a 1x1 screen with a 65535x65535 frame would take 4 GiB and minutes.
+  if (!useFrame && blocks.firstWidth * blocks.firstHeight > screenWidth * screenHeight) {
+    throw corrupt(NAME, `the first frame (${blocks.firstWidth}x${blocks.firstHeight}) is larger than the logical screen (${screenWidth}x${screenHeight})`)
+  }
+  return {
+    ...baseHeader('gif', useFrame ? blocks.firstWidth : screenWidth, useFrame ? blocks.firstHeight : screenHeight),
+    hasAlpha: blocks.transparent ? true : undefined,
+    frames: blocks.frames,
+  }
+}
+
+/** Count image descriptors; stops quietly at the trailer, unknown bytes or truncation. */
+function walkGifBlocks(r: Reader, start: number): GifBlocks {
+  const blocks: GifBlocks = { frames: 0, firstWidth: 0, firstHeight: 0, transparent: false }
+  let pos = start
+  while (r.has(pos, 1)) {
+    const introducer = r.u8(pos)
+    if (introducer === GIF_TRAILER) break
+    if (introducer === GIF_EXTENSION) {
+      if (!r.has(pos, 4)) break
+      const label = r.u8(pos + 1)
+      if (label === GIF_GRAPHIC_CONTROL && blocks.frames === 0 && r.u8(pos + 2) >= 4) {
+        blocks.transparent = (r.u8(pos + 3) & 1) === 1
+      }
+      pos = skipGifSubBlocks(r, pos + 2)
+    } else if (introducer === GIF_IMAGE) {
+      if (!r.has(pos, 10)) break
+      blocks.frames++
+      if (blocks.frames === 1) {
+        blocks.firstWidth = r.u16(pos + 5, true)
+        blocks.firstHeight = r.u16(pos + 7, true)
+      }
+      const packed = r.u8(pos + 9)
+      const localTable = packed & 0x80 ? 3 * (1 << ((packed & 7) + 1)) : 0
+      // Skip the LZW minimum code size byte, then the data sub-blocks.
+      pos = skipGifSubBlocks(r, pos + 10 + localTable + 1)
+    } else {
+      // Garbage where a block should start: the decoder stops here too.
+      break
+    }
+  }
+  return blocks
+}
+
+/** Offset just after a sub-block chain's zero terminator, or the buffer length if it is cut off. */
+function skipGifSubBlocks(r: Reader, pos: number): number {
+  while (r.has(pos, 1)) {
+    const size = r.u8(pos)
+    if (size === 0) return pos + 1
+    pos += size + 1
+  }
+  return r.length
+}

@@ -1,0 +1,83 @@
+/**
+ * What every format's header reader shares: the ImageHeader it fills in, the defaults it starts
+ * from, the `corrupt_image` error it throws, and the shape of a format's entry in the dispatcher
+ * (src/pipeline/sniff.ts). Format folders import this module; it imports none of them.
+ */
+import { ApiError } from '../../errors'
+import type { Reader } from './reader'
+
+export type InputFormat = 'jpeg' | 'png' | 'webp' | 'avif' | 'gif'
+
+export interface ImageHeader {
+  format: InputFormat
+  /** Stored pixel dimensions as in the file header (before EXIF orientation). */
+  width: number
+  height: number
+  /**
+   * EXIF orientation 1-8 from JPEG APP1 Exif, the WebP EXIF chunk, or AVIF irot/imir mapped to the
+   * equivalent EXIF value; 1 when absent or invalid (0, >8).
+   */
+  orientation: number
+  /**
+   * true/false when the header says, undefined if unknown. PNG: colour type 4/6 or tRNS before IDAT;
+   * WebP: VP8X alpha flag, VP8L alpha hint or an ALPH chunk; GIF: true when the first frame's
+   * graphic control extension sets transparency, else undefined; AVIF: an auxC alpha property
+   * (undefined for a sequence without item metadata); JPEG: false.
+   */
+  hasAlpha: boolean | undefined
+  /**
+   * Frames when the header shows animation: GIF image descriptors, WebP ANMF chunks (VP8X
+   * animation flag), PNG acTL num_frames, AVIF sequence sample count (2 when an 'avis' file's count
+   * cannot be read). 1 otherwise.
+   */
+  frames: number
+  /** PNG bit depth (1-16); AVIF pixi, else av1C; JPEG sample precision (8, 12 or 16); 8 otherwise. */
+  bitDepth: number
+  /**
+   * JPEG only: progressive DCT frame, and the number of SOS markers seen walking the segments (the
+   * walk gives up after 65536 markers); other formats: false / 1.
+   */
+  progressive: boolean
+  scans: number
+  /** JPEG only: the data ends before the end-of-image marker (decoders would grey-fill the rest). */
+  truncated: boolean
+  /**
+   * WebP only: the image is lossless (a VP8L bitstream, whose decoder holds the whole image as ARGB
+   * while it decodes); for an animation, whether a VP8L chunk was seen at the top level (frames' are
+   * inside ANMF chunks, so false there). Other formats: false.
+   */
+  lossless: boolean
+  /** The file's size in bytes, when the caller knows it: a PNG's decoder holds its file, whose size per pixel varies tenfold. */
+  fileBytes?: number
+}
+
+/** The end of every `unsupported_format` detail: what we do take. */
+export const SUPPORTED = 'send JPEG, PNG, WebP, AVIF or GIF'
+
+/**
+ * One supported format's header reader, as the dispatcher calls it: `matches` looks at the magic
+ * bytes only (never throws); `read` throws `corrupt_image` for a broken header, and lets the reader's
+ * `OutOfBounds` through for one cut short, which the dispatcher names as truncated.
+ */
+export interface HeaderFormat {
+  format: InputFormat
+  /** The name used in error details ("The WebP header is invalid: ..."). */
+  name: string
+  matches(r: Reader): boolean
+  read(r: Reader): ImageHeader
+}
+
+/** `corrupt_image` for a header that breaks its format's rules; `name` as in HeaderFormat. */
+export function corrupt(name: string, problem: string): ApiError {
+  return new ApiError('corrupt_image', `The ${name} header is invalid: ${problem}`)
+}
+
+/** A still, 8-bit, upright header of this size: each reader overrides what its file says. */
+export function baseHeader(format: InputFormat, width: number, height: number): ImageHeader {
+  return { format, width, height, orientation: 1, hasAlpha: undefined, frames: 1, bitDepth: 8, progressive: false, scans: 1, truncated: false, lossless: false }
+}
+
+/** The size the image has once its orientation is applied: 5-8 swap width and height. */
+export function uprightSize({ width, height, orientation }: ImageHeader): { width: number; height: number } {
+  return orientation >= 5 ? { width: height, height: width } : { width, height }
+}
