@@ -1,6 +1,6 @@
-// Screenshot-like PNGs for measuring PNG input (scripts/measure-memory.mjs takes a file in a case key):
-// a desktop of flat panels, text and a photo window, rendered by sharp from SVG, 8-bit RGB; and an RGBA
-// wallpaper, the corpus' Gulp.png (real alpha) enlarged.
+// Screenshot-like PNGs for measuring PNG input (scripts/measure-memory.mjs takes a file in a case key, and
+// its --matrix adds the two screenshots as rows): a desktop of flat panels, text and a photo window,
+// rendered by sharp from SVG, 8-bit RGB; and an RGBA wallpaper, the corpus' Gulp.png (real alpha) enlarged.
 //
 //   node_modules/.bin/node scripts/make-screenshots.mjs [DIR]    # default .cache/screenshots
 import fs from 'node:fs'
@@ -10,11 +10,11 @@ import sharp from 'sharp'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const corpus = path.join(root, '..', 'shared', 'corpus', 'photos')
-const dir = path.resolve(process.argv[2] ?? path.join(root, '.cache', 'screenshots'))
-fs.mkdirSync(dir, { recursive: true })
+/** The photo in the window: the corpus' Dune.jpg, or the test fixture made from it when there is no corpus. */
+const windowPhoto = [path.join(corpus, 'Dune.jpg'), path.join(root, 'test', 'fixtures', 'large.jpg')].find((file) => fs.existsSync(file))
 
-/** An editor-and-browser desktop: title bars, a sidebar, lines of text in two fonts, a photo. */
-async function screenshot(width, height) {
+/** An editor-and-browser desktop: title bars, a sidebar, lines of text in two fonts, a photo; PNG bytes. */
+export async function screenshot(width, height) {
   const line = 26
   const text = []
   for (let y = 120, i = 0; y < height - 40; y += line, i++) {
@@ -31,7 +31,7 @@ async function screenshot(width, height) {
     <text x="20" y="27" font-family="DejaVu Sans" font-size="18" fill="#333">imgedge - src/codecs/png.ts</text>
     ${text.join('\n')}
   </svg>`
-  const photo = await sharp(path.join(corpus, 'Dune.jpg')).resize(Math.round(width * 0.3), Math.round(height * 0.3)).toBuffer()
+  const photo = await sharp(windowPhoto).resize(Math.round(width * 0.3), Math.round(height * 0.3)).toBuffer()
   return sharp(Buffer.from(svg))
     .composite([{ input: photo, left: Math.round(width * 0.65), top: Math.round(height * 0.6) }])
     .removeAlpha()
@@ -39,10 +39,25 @@ async function screenshot(width, height) {
     .toBuffer()
 }
 
-const write = (name, bytes) => {
-  fs.writeFileSync(path.join(dir, name), bytes)
-  console.log(`${path.join(dir, name)}: ${bytes.length} bytes`)
+/** `DIR/screenshot-WxH.png`, made on first use. */
+export async function screenshotFile(width, height, dir = path.join(root, '.cache', 'screenshots')) {
+  const file = path.join(dir, `screenshot-${width}x${height}.png`)
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(dir, { recursive: true })
+    fs.writeFileSync(`${file}.tmp`, await screenshot(width, height))
+    fs.renameSync(`${file}.tmp`, file)
+  }
+  return file
 }
-write('screenshot-2880x1800.png', await screenshot(2880, 1800))
-write('screenshot-3840x2160.png', await screenshot(3840, 2160))
-write('wallpaper-rgba-3700x2400.png', await sharp(path.join(corpus, 'Gulp.png')).resize(3700, 2400, { fit: 'fill' }).png({ compressionLevel: 9 }).toBuffer())
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const dir = path.resolve(process.argv[2] ?? path.join(root, '.cache', 'screenshots'))
+  fs.mkdirSync(dir, { recursive: true })
+  const write = (name, bytes) => {
+    fs.writeFileSync(path.join(dir, name), bytes)
+    console.log(`${path.join(dir, name)}: ${bytes.length} bytes`)
+  }
+  write('screenshot-2880x1800.png', await screenshot(2880, 1800))
+  write('screenshot-3840x2160.png', await screenshot(3840, 2160))
+  write('wallpaper-rgba-3700x2400.png', await sharp(path.join(corpus, 'Gulp.png')).resize(3700, 2400, { fit: 'fill' }).png({ compressionLevel: 9 }).toBuffer())
+}

@@ -5,6 +5,8 @@
 //   npm run memory                      # every case; writes docs/memory.md
 //   npm run memory -- --quick           # 1 and 12 MP to jpeg and webp only
 //   npm run memory -- --only jpeg:12,webp:12@width=1600 --runs 3
+//   npm run memory -- --matrix --out docs/memory-matrix.md   # input x size x output x width, as a table
+//   npm run memory -- --matrix --sizes 1 --inputs jpeg,png --outputs webp,jpeg
 //
 // (without npm: node_modules/.bin/node scripts/measure-memory.mjs ...; needs Node >= 22 and Linux)
 //
@@ -20,19 +22,40 @@
 // Options:
 //   --quick            only jpeg:1, webp:1, jpeg:12, webp:12
 //   --only LIST        comma-separated case keys: OUTPUT:MP for JPEG input (jpeg:12, webp:4, avif:1,
-//                      png:12), or INPUT>OUTPUT:MP for other inputs (png>webp:12, pjpeg>webp:12; WebP
-//                      input: webp lossy, webpll lossless, webpa lossy with alpha), with
+//                      png:12), or INPUT>OUTPUT:MP for other inputs (png>webp:12, pjpeg>webp:12, avif>jpeg:4,
+//                      gif>png:1; WebP input: webp lossy, webpll lossless, webpa lossy with alpha), with
 //                      @QUERY for a case with options (webp:12@width=1600, jpeg:4@width=1200&fit=cover);
-//                      any combination of input, output, 1/2/4/12 MP and options, not only the full run's;
+//                      any combination of input, output, 1/2/4/12/16 MP and options, not only the full run's;
 //                      a file in place of MP (png>webp:shots/2880x1800.png@width=1200) sends that file
+//                      (the keys are read by scripts/lib/inputs.mjs, as measure-steady.mjs reads them)
 //   --runs N           measure each case N times (each in a fresh wrangler), report the largest growth
-//   --corpus DIR       photos to make the inputs from (default ../shared/corpus/photos); synthetic
-//                      photo-like images when absent
+//   --corpus DIR       photos to make the inputs from (default ../shared/corpus/photos); when absent,
+//                      test/fixtures/large.jpg enlarged
 //   --timeout S        per-request timeout in seconds (default 180)
 //   --docs / --no-docs write docs/memory.md (default: only for a full run, i.e. no --quick/--only)
 //   --deep-warmup      warm up with GET /api/health?deep=1 instead, which runs every codec once on a
 //                      16x16 image first: the growth then leaves out the codecs' one-time start-up
 //                      costs (compiled code, glue), which a real isolate's first conversion does pay
+//
+// The matrix (--matrix; scripts/lib/memory-matrix.mjs): rows are input formats at each size (plus two
+// screenshot PNGs, 5.2 and 8.3 MP, when PNG is an input), columns are output formats at full size and at
+// each width; every cell is the first request of its own fresh `wrangler dev` at the API's default limits
+// (only rate limiting off), and shows the status, the peak growth and the model's estimate (X-Memory-Estimate,
+// or for a 422 the problem's estimateMiB). A 200 over the default MEMORY_BUDGET_MIB is flagged. Prints the
+// table; --out writes it as a page.
+//   --matrix           measure the matrix instead of the cases above (whole: about 176 cells)
+//   --quick            with --matrix: 1 and 12 MP JPEG, PNG and WebP to JPEG and WebP, full and 1600 px
+//   --sizes LIST       MP of the rows (default 1,4,12,16; 4:3, 16 MP is 4608x3456)
+//   --inputs LIST      input formats (default jpeg,png,webp,avif,gif)
+//   --outputs LIST     output formats (default jpeg,webp,png,avif)
+//   --widths LIST      full and/or widths in px (default full,1600)
+//   --no-screenshots   leave out the screenshot rows
+//   --jobs N           cells measured at once, each on its own dev server (default 1). VmHWM is per process,
+//                      but 2 read about 1 MiB higher on average (up to 5 in a cell; the garbage collector
+//                      runs later on a busy CPU): faster, for a first look
+//   --measure-refused  measure a cell refused for memory again with MEMORY_BUDGET_MIB:100000
+//   --var NAME:VALUE   a wrangler --var for every cell's server (repeatable), e.g. MAX_INPUT_BYTES:52428800
+//   --out FILE         also write the table, its legend and the machine to FILE (e.g. docs/memory-matrix.md)
 
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -40,7 +63,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { memoryOf, parseServerTiming, resetPeak, startWorker, workerdVersion } from './lib/devserver.mjs'
-import { findSource, makeInput } from './lib/inputs.mjs'
+import { caseOfKey, INPUT_KINDS, inputOf, makeCase, OUTPUTS, sourcePhoto } from './lib/inputs.mjs'
+import { MATRIX, MATRIX_QUICK, matrixLegend, matrixList, runMatrix, writeMatrix } from './lib/memory-matrix.mjs'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const CACHE = path.join(ROOT, '.cache')
@@ -66,7 +90,14 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 // Command line
 
 function parseArgs(argv) {
-  const args = { quick: false, only: null, runs: 1, corpus: path.resolve(ROOT, '..', 'shared', 'corpus', 'photos'), timeout: 180, docs: null, deepWarmup: false }
+  const args = { quick: false, only: null, runs: 1, corpus: path.resolve(ROOT, '..', 'shared', 'corpus', 'photos'), timeout: 180, docs: null, deepWarmup: false, matrix: false, plan: {}, jobs: 1, measureRefused: false, vars: {}, out: null }
+  const list = (name, text) => {
+    try {
+      return matrixList(name, text)
+    } catch (error) {
+      return fail(error.message)
+    }
+  }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     const [name, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined]
@@ -84,6 +115,18 @@ function parseArgs(argv) {
       case '--docs': args.docs = true; break
       case '--no-docs': args.docs = false; break
       case '--deep-warmup': args.deepWarmup = true; break
+      case '--matrix': args.matrix = true; break
+      case '--sizes': case '--inputs': case '--outputs': case '--widths': args.plan[name.slice(2)] = list(name.slice(2), value()); break
+      case '--no-screenshots': args.plan.screenshots = false; break
+      case '--jobs': args.jobs = Number(value()); break
+      case '--measure-refused': args.measureRefused = true; break
+      case '--var': {
+        const [varName, ...rest] = value().split(':')
+        if (!/^[A-Z_]+$/.test(varName) || !rest.length) fail('--var takes NAME:VALUE')
+        args.vars[varName] = rest.join(':')
+        break
+      }
+      case '--out': args.out = path.resolve(value()); break
       case '-h': case '--help':
         {
           // The comment block at the top of this file.
@@ -97,7 +140,11 @@ function parseArgs(argv) {
   }
   if (!Number.isInteger(args.runs) || args.runs < 1) fail('--runs must be a positive integer')
   if (!(args.timeout > 0)) fail('--timeout must be a positive number of seconds')
-  const full = !args.quick && !args.only
+  if (!Number.isInteger(args.jobs) || args.jobs < 1) fail('--jobs must be a positive integer')
+  const matrixOnly = Object.keys(args.plan).length || args.out || args.measureRefused || Object.keys(args.vars).length
+  if (!args.matrix && matrixOnly) fail('--sizes, --inputs, --outputs, --widths, --no-screenshots, --measure-refused, --var and --out go with --matrix')
+  if (args.matrix && (args.only || args.docs || args.runs > 1)) fail('--matrix measures each cell once and writes no docs/memory.md: leave out --only, --runs and --docs')
+  const full = !args.quick && !args.only && !args.matrix
   args.docs ??= full
   return args
 }
@@ -109,19 +156,6 @@ function fail(message) {
 
 // ---------------------------------------------------------------------------------------------------
 // Cases
-
-/** Phone-photo sizes (4:3) by megapixels; 2 MP is used only for resize cases in the full run. */
-const SIZES = { 1: [1152, 864], 2: [1632, 1224], 4: [2304, 1728], 12: [4032, 3024] }
-const INPUT_KINDS = {
-  jpeg: { format: 'jpeg', mime: 'image/jpeg', label: 'JPEG' },
-  pjpeg: { format: 'jpeg', progressive: true, mime: 'image/jpeg', label: 'progressive JPEG' },
-  png: { format: 'png', mime: 'image/png', label: 'PNG' },
-  webp: { format: 'webp', mime: 'image/webp', label: 'WebP' },
-  webpll: { format: 'webp', variant: 'lossless', mime: 'image/webp', label: 'lossless WebP' },
-  webpa: { format: 'webp', variant: 'alpha', mime: 'image/webp', label: 'WebP with alpha' },
-}
-
-const OUTPUTS = ['jpeg', 'webp', 'avif', 'png']
 
 function allCases() {
   const cases = []
@@ -146,35 +180,12 @@ function allCases() {
   return cases
 }
 
-/**
- * `query`: extra query parameters of POST /api/compress besides format (e.g. { width: 1600 }).
- * `file`: a PNG to send instead of a photo made at `mp` (its size from its IHDR).
- */
-function makeCase(input, output, mp, query = {}, file = null) {
-  const [width, height] = file ? pngSize(file) : SIZES[mp]
-  const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString()
-  const key = `${input === 'jpeg' ? '' : `${input}>`}${output}:${file ?? mp}${qs ? `@${qs}` : ''}`
-  return { key, input, output, mp: file ? (width * height) / 1e6 : mp, width, height, query, qs, file }
-}
-
-function pngSize(file) {
-  const bytes = fs.readFileSync(file)
-  if (bytes.toString('latin1', 12, 16) !== 'IHDR') fail(`${file} is not a PNG`)
-  return [bytes.readUInt32BE(16), bytes.readUInt32BE(20)]
-}
-
-/** A case from its key; any input kind, output, size of SIZES and query, not only those of allCases(). */
-function caseOfKey(key) {
-  const m = /^(?:([a-z]+)>)?([a-z]+):([^@]+)(?:@(.+))?$/i.exec(key.trim())
-  const bad = (why) => fail(`bad case key "${key}": ${why} (expected e.g. webp:12, png>webp:12 or webp:12@width=1600)`)
-  if (!m) bad('not OUTPUT:MP')
-  const [, input = 'jpeg', output, size, qs = ''] = m.map((v, i) => (i === 3 ? v : v?.toLowerCase().replace(/^jpg$/, 'jpeg')))
-  if (!INPUT_KINDS[input]) bad(`input one of ${Object.keys(INPUT_KINDS).join(', ')}`)
-  if (!OUTPUTS.includes(output)) bad(`output one of ${OUTPUTS.join(', ')}`)
-  const file = /^\d+$/.test(size) ? null : path.resolve(size)
-  if (file && input !== 'png') bad('a file only for png input')
-  if (!file && !SIZES[size]) bad(`MP one of ${Object.keys(SIZES).join(', ')}, or a PNG file`)
-  return makeCase(input, output, Number(size), Object.fromEntries(new URLSearchParams(qs)), file)
+function parseCase(key) {
+  try {
+    return caseOfKey(key)
+  } catch (error) {
+    return fail(error.message)
+  }
 }
 
 function selectCases(args) {
@@ -182,7 +193,7 @@ function selectCases(args) {
   if (args.quick) return cases.filter((c) => c.input === 'jpeg' && [1, 12].includes(c.mp) && ['jpeg', 'webp'].includes(c.output) && !c.qs)
   if (args.only) {
     const seen = new Set()
-    return args.only.map(caseOfKey).filter((c) => !seen.has(c.key) && seen.add(c.key))
+    return args.only.map(parseCase).filter((c) => !seen.has(c.key) && seen.add(c.key))
   }
   return cases
 }
@@ -196,8 +207,10 @@ function estimateOf(response, problem) {
   return typeof problem?.estimateMiB === 'number' ? problem.estimateMiB : null
 }
 
-async function measureOnce(testCase, input, { cwd, timeoutMs, deepWarmup, log }, lifted) {
-  const server = await startWorker({ root: ROOT, cwd, vars: lifted ? LIFTED_VARS : VARS, prefix: 'imgedge-memory-', log })
+/** One conversion in a fresh `wrangler dev` run with `vars`; the result's figures are described in rowOf and in docs/memory.md. */
+async function measureOnce(testCase, input, { cwd, timeoutMs, deepWarmup, log }, vars) {
+  const lifted = vars.MEMORY_BUDGET_MIB !== undefined
+  const server = await startWorker({ root: ROOT, cwd, vars, prefix: 'imgedge-memory-', log })
   const worker = server.worker.pid
   const proxy = server.proxy?.pid
   const readyLogLength = server.log.length
@@ -258,7 +271,7 @@ async function measureOnce(testCase, input, { cwd, timeoutMs, deepWarmup, log },
     let status
     if (error) status = `error: ${error}`
     else if (response.ok) status = 'ok'
-    else if (response.status === 422 && code === 'operation_too_large') status = lifted ? 'refused (422) despite MEMORY_BUDGET_MIB:100000' : 'refused (422)'
+    else if (response.status === 422 && code === 'operation_too_large') status = lifted ? `refused (422) despite MEMORY_BUDGET_MIB:${vars.MEMORY_BUDGET_MIB}` : 'refused (422)'
     else status = `error ${response.status}${code ? ` ${code}` : ''}`
     if (!after) status += ' (the measured workerd process exited)'
     if (reloaded) status += ' (dev server reloaded during the request)'
@@ -332,10 +345,10 @@ async function measureCase(testCase, input, options) {
     let attempt = 0
     for (;;) {
       attempt++
-      let result = await measureOnce(testCase, input, options, false)
+      let result = await measureOnce(testCase, input, options, VARS)
       if (result.code === 'operation_too_large') {
-        options.log('  refused under the default budget; measuring again with MEMORY_BUDGET_MIB:100000')
-        result = { ...(await measureOnce(testCase, input, options, true)), refusedByDefault: true }
+        options.log(`  refused under the default budget; measuring again with MEMORY_BUDGET_MIB:${LIFTED_VARS.MEMORY_BUDGET_MIB}`)
+        result = { ...(await measureOnce(testCase, input, options, LIFTED_VARS)), refusedByDefault: true }
       }
       if (result.reloaded && attempt < 3) {
         options.log('  the dev server reloaded during the measurement (src/ changed); measuring again')
@@ -592,27 +605,55 @@ ${summaryLines(results)}
 
 // ---------------------------------------------------------------------------------------------------
 
+/** `--matrix`: the table of scripts/lib/memory-matrix.mjs, printed, and written to --out. */
+async function matrix(args, { source, log }) {
+  const plan = { ...(args.quick ? MATRIX_QUICK : MATRIX), ...args.plan }
+  const options = { cwd: ROOT, timeoutMs: args.timeout * 1000, deepWarmup: args.deepWarmup, log }
+  let workerdBinary = null
+  const measure = async (testCase, input, vars) => {
+    for (let attempt = 1; ; attempt++) {
+      const r = await measureOnce(testCase, input, options, vars)
+      workerdBinary ??= r.workerdBinary
+      if (!r.reloaded || attempt === 3) return r
+      log(`  ${testCase.key}: the dev server reloaded during the measurement (src/ changed); measuring again`)
+    }
+  }
+  const result = await runMatrix({
+    plan,
+    measure,
+    vars: { RATE_LIMIT_ANON_PER_MINUTE: '0', ...args.vars },
+    flagMiB: DEFAULT_MEMORY_BUDGET_MIB,
+    measureRefused: args.measureRefused,
+    jobs: args.jobs,
+    inputOptions: { root: ROOT, corpusDir: args.corpus, cacheDir: INPUTS, log },
+    log,
+  })
+  const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z')
+  console.log(`\n${matrixLegend(DEFAULT_MEMORY_BUDGET_MIB)}\n\n${result.table}\n\n${result.summary}`)
+  fs.mkdirSync(CACHE, { recursive: true })
+  fs.writeFileSync(path.join(CACHE, 'memory-matrix.json'), JSON.stringify({ date, args, plan, cells: result.cells }, null, 2))
+  if (args.out) {
+    writeMatrix(args.out, { ...result, command: args.command, date, machine: machine(workerdBinary), flagMiB: DEFAULT_MEMORY_BUDGET_MIB, source })
+    log(`\nwrote ${path.relative(process.cwd(), args.out)}`)
+  }
+}
+
 async function main() {
   if (process.platform !== 'linux') fail('needs Linux (/proc)')
   if (Number(process.versions.node.split('.')[0]) < 22) fail(`Node ${process.version}: wrangler needs Node >= 22 (run with node_modules/.bin/node)`)
   const args = parseArgs(process.argv.slice(2))
   args.command = ['npm run memory', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' ')
   const log = (message) => console.error(message)
-  const cases = selectCases(args)
-  const source = findSource(args.corpus)
-  const sourceText = source
+  const source = sourcePhoto(args.corpus, ROOT)
+  const sourceText = source?.startsWith(args.corpus)
     ? `Made from the corpus photo \`${path.basename(source)}\`, resized (lanczos3, with @jsquash/resize in Node) to each size, plus light deterministic grain (σ≈5) so file sizes are near a phone's`
-    : 'No corpus photo was found, so the inputs are synthetic photo-like images (smooth gradients and soft blobs plus grain)'
+    : `No corpus photo was found, so the inputs are \`test/fixtures/${path.basename(source ?? '?')}\` enlarged (lanczos3) to each size, plus light deterministic grain (σ≈5)`
 
+  if (args.matrix) return matrix(args, { source: sourceText, log })
+
+  const cases = selectCases(args)
   const inputs = new Map()
-  for (const c of cases) {
-    const kind = INPUT_KINDS[c.input]
-    if (c.file) {
-      inputs.set(c.key, { file: c.file, bytes: fs.statSync(c.file).size, width: c.width, height: c.height, format: 'png', source: path.basename(c.file) })
-      continue
-    }
-    inputs.set(c.key, await makeInput({ format: kind.format, progressive: kind.progressive, variant: kind.variant, width: c.width, height: c.height }, { root: ROOT, corpusDir: args.corpus, cacheDir: INPUTS, log }))
-  }
+  for (const c of cases) inputs.set(c.key, await inputOf(c, { root: ROOT, corpusDir: args.corpus, cacheDir: INPUTS, log }))
 
   const started = Date.now()
   const options = { cwd: ROOT, timeoutMs: args.timeout * 1000, runs: args.runs, deepWarmup: args.deepWarmup, log }

@@ -12,8 +12,8 @@
 //
 // (without npm: node_modules/.bin/node scripts/measure-steady.mjs ...; needs Node >= 22 and Linux)
 //
-// Case keys as in scripts/measure-memory.mjs: OUTPUT:MP for a phone-like JPEG (webp:12), INPUT>OUTPUT:MP
-// for other inputs (png>webp:4), @QUERY for options. The default memory budget applies: a request it
+// Case keys as in scripts/measure-memory.mjs (both read by scripts/lib/inputs.mjs): OUTPUT:MP for a
+// phone-like JPEG (webp:12), INPUT>OUTPUT:MP for other inputs (png>webp:4, avif>jpeg:12), @QUERY for options. The default memory budget applies: a request it
 // refuses counts as refused and measures only what refusing costs.
 //
 // Options:
@@ -29,13 +29,11 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { memoryOf, resetPeak, startWorker } from './lib/devserver.mjs'
-import { makeInput } from './lib/inputs.mjs'
+import { caseOfKey, INPUT_KINDS, inputOf } from './lib/inputs.mjs'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const INPUTS = path.join(ROOT, '.cache', 'memory-inputs')
 const VARS = { MAX_INPUT_BYTES: '104857600', RATE_LIMIT_ANON_PER_MINUTE: '0', QUEUE_TIMEOUT_MS: '600000' }
-const SIZES = { 1: [1152, 864], 2: [1632, 1224], 4: [2304, 1728], 12: [4032, 3024] }
-const MIME = { jpeg: 'image/jpeg', pjpeg: 'image/jpeg', png: 'image/png' }
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 function parseArgs(argv) {
@@ -68,24 +66,15 @@ function parseArgs(argv) {
   return args
 }
 
-function caseOf(key) {
-  const m = /^(?:([a-z]+)>)?([a-z]+):(\d+)(?:@(.+))?$/i.exec(key)
-  if (!m || !SIZES[m[3]]) throw new Error(`bad case key ${key}`)
-  const [, input = 'jpeg', output, mp, qs = ''] = m
-  const [width, height] = SIZES[mp]
-  return { key, input, output, width, height, qs }
-}
-
 async function inputFor(testCase, corpus) {
-  const spec = { format: testCase.input === 'png' ? 'png' : 'jpeg', progressive: testCase.input === 'pjpeg', width: testCase.width, height: testCase.height }
-  const made = await makeInput(spec, { root: ROOT, corpusDir: corpus, cacheDir: INPUTS, log: console.log })
+  const made = await inputOf(testCase, { root: ROOT, corpusDir: corpus, cacheDir: INPUTS, log: console.log })
   return fs.readFileSync(made.file)
 }
 
 async function convert(base, testCase, body) {
   const res = await fetch(`${base}/api/compress?format=${testCase.output}${testCase.qs ? `&${testCase.qs}` : ''}`, {
     method: 'POST',
-    headers: { 'Content-Type': MIME[testCase.input] },
+    headers: { 'Content-Type': INPUT_KINDS[testCase.input].mime },
     body,
     signal: AbortSignal.timeout(300_000),
   })
@@ -155,8 +144,8 @@ async function clients(mix, bodies, count, requests) {
 }
 
 const args = parseArgs(process.argv.slice(2))
-const sequences = args.only.map(caseOf)
-const mix = args.clients > 0 ? args.mix.map(caseOf) : []
+const sequences = args.only.map(caseOfKey)
+const mix = args.clients > 0 ? args.mix.map(caseOfKey) : []
 const bodies = new Map()
 for (const c of [...sequences, ...mix]) if (!bodies.has(c.key)) bodies.set(c.key, await inputFor(c, args.corpus))
 

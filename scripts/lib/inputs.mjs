@@ -1,10 +1,12 @@
-// Test inputs for scripts/measure-memory.mjs: photo-like images of given sizes, made with the
-// @jsquash WebAssembly codecs in Node and cached on disk.
+// Test inputs and case keys for scripts/measure-memory.mjs and scripts/measure-steady.mjs: photo-like
+// images of given sizes in every input format, cached on disk, and the parser of the case keys both
+// scripts take (webp:12, png>webp:4@width=1600).
 //
-// With a corpus photo the pixels are that photo resized (lanczos3) to the target size, plus a little
-// deterministic grain so the file sizes are in the range of real phone photos (an enlarged photo is
-// smoother than a sensor's output and would compress unrealistically well). Without a corpus the
-// pixels are synthetic: smooth gradients plus the same grain.
+// The pixels are a photo resized (lanczos3) to the target size, plus a little deterministic grain so the
+// file sizes are in the range of real phone photos (an enlarged photo is smoother than a sensor's output
+// and would compress unrealistically well). The photo is a corpus photo (../shared/corpus/photos) when
+// there is one, else test/fixtures/large.jpg (or photo.jpg) enlarged. JPEG and PNG are written with the
+// @jsquash WebAssembly codecs in Node, WebP, AVIF and GIF with sharp.
 //
 // Needs Node >= 22 (run with node_modules/.bin/node).
 
@@ -17,7 +19,6 @@ import { prng } from '../../test/helpers/hostile.ts'
 
 /** Bump when the way inputs are made changes, so stale cache entries are not reused. */
 const RECIPE = 3
-
 
 let codecs
 
@@ -54,17 +55,19 @@ async function loadCodecs(root) {
   return codecs
 }
 
-/** `image` as a WebP (see makeInput), encoded by sharp (libwebp). */
-async function webpOf(image, variant = 'lossy', root) {
+/** `image` as a WebP, AVIF or GIF (see makeInput), encoded by sharp. */
+async function sharpOf(image, format, variant, root) {
   const sharp = createRequire(path.join(root, 'package.json'))('sharp')
   const { width, height } = image
   const pixels = Buffer.from(image.data.buffer, image.data.byteOffset, image.data.length)
-  if (variant === 'alpha') {
+  if (format === 'webp' && variant === 'alpha') {
     for (let y = 0; y < height; y++) {
       for (let x = 0; x < width; x++) pixels[(y * width + x) * 4 + 3] = Math.min(255, Math.round((255 * Math.hypot(x - width / 2, y - height / 2)) / (height / 2)))
     }
   }
   const raw = sharp(pixels, { raw: { width, height, channels: 4 } })
+  if (format === 'avif') return raw.removeAlpha().avif({ quality: 60, effort: 2, chromaSubsampling: '4:2:0', bitdepth: 8 }).toBuffer()
+  if (format === 'gif') return raw.removeAlpha().gif().toBuffer()
   return variant === 'lossless' ? raw.webp({ lossless: true, effort: 1 }).toBuffer() : raw.webp({ quality: 80 }).toBuffer()
 }
 
@@ -83,42 +86,13 @@ function addGrain(image, sigma, seed) {
   return image
 }
 
-/** A photo-like synthetic image: smooth overlapping gradients and soft blobs. */
-function synthesise(width, height) {
-  const data = new Uint8ClampedArray(width * height * 4)
-  const blobs = [
-    [0.3, 0.35, 0.25, [220, 150, 60]],
-    [0.72, 0.6, 0.3, [40, 110, 180]],
-    [0.55, 0.2, 0.18, [240, 230, 200]],
-    [0.15, 0.8, 0.22, [60, 140, 70]],
-  ]
-  for (let y = 0; y < height; y++) {
-    const v = y / height
-    for (let x = 0; x < width; x++) {
-      const u = x / width
-      let r = 90 + 80 * v + 30 * Math.sin(u * 7.1 + v * 3.3)
-      let g = 120 + 40 * Math.cos(u * 4.3 - v * 5.2) - 30 * v
-      let b = 170 - 90 * v + 25 * Math.sin(u * 11.7)
-      for (const [cx, cy, radius, [br, bg, bb]] of blobs) {
-        const dist2 = ((u - cx) ** 2 + (v - cy) ** 2) / radius ** 2
-        const w = Math.exp(-dist2 * 2)
-        r += (br - r) * w
-        g += (bg - g) * w
-        b += (bb - b) * w
-      }
-      const i = (y * width + x) * 4
-      data[i] = r
-      data[i + 1] = g
-      data[i + 2] = b
-      data[i + 3] = 255
-    }
-  }
-  return new ImageData(data, width, height)
-}
-
 /** Corpus photos to use as the source, in order of preference (4:3 first: phone photos are 4:3). */
 const SOURCES = ['Wood.jpg', 'Dune.jpg', 'LadyBird.jpg', 'Storm.jpg']
 
+/** Committed photos to enlarge when there is no corpus (test/fixtures/README.md has their sources). */
+const FIXTURE_SOURCES = ['large.jpg', 'photo.jpg']
+
+/** The first of SOURCES in `corpusDir`, or null. */
 export function findSource(corpusDir) {
   if (!corpusDir || !fs.existsSync(corpusDir)) return null
   for (const name of SOURCES) {
@@ -128,38 +102,44 @@ export function findSource(corpusDir) {
   return null
 }
 
+/** The photo inputs are made from: a corpus photo, else a test fixture; null only when both are missing. */
+export function sourcePhoto(corpusDir, root) {
+  const fixtures = FIXTURE_SOURCES.map((name) => path.join(root, 'test', 'fixtures', name))
+  return findSource(corpusDir) ?? fixtures.find((file) => fs.existsSync(file)) ?? null
+}
+
 /**
- * The input file for `spec` ({ format: 'jpeg' | 'png' | 'webp', width, height, progressive?, variant? }), made on first
- * use and cached in `cacheDir`. Returns { file, bytes, width, height, format, source }.
+ * The input file for `spec` ({ format: 'jpeg' | 'png' | 'webp' | 'avif' | 'gif', width, height, progressive?,
+ * variant? }), made on first use and cached in `cacheDir`. Returns { file, bytes, width, height, format, source }.
  *
  * JPEGs are written like a phone camera's: quality 90, 4:2:0, baseline (progressive: true only when
  * asked). PNGs are RGB (oxipng level 1 drops the opaque alpha channel). WebPs are written by sharp: lossy
  * at quality 80 (variant 'lossy'), lossless at effort 1 ('lossless'), or lossy with an alpha channel that
- * rises from the centre to the edges ('alpha').
+ * rises from the centre to the edges ('alpha'). AVIFs by sharp (libaom): quality 60, 4:2:0, 8-bit,
+ * effort 2 (a 16 MP one takes about a minute at the default). GIFs by sharp: one frame, 256 colours.
+ *
+ * @example
+ * const { file } = await makeInput({ format: 'avif', width: 4032, height: 3024 }, { root, corpusDir, cacheDir })
  */
 export async function makeInput(spec, { root, corpusDir, cacheDir, log = () => {} }) {
-  const source = findSource(corpusDir)
-  const origin = source ? path.basename(source, path.extname(source)).toLowerCase() : 'synthetic'
+  const source = sourcePhoto(corpusDir, root)
+  if (!source) throw new Error(`no photo to make inputs from: neither ${corpusDir} nor test/fixtures/large.jpg`)
+  const origin = path.basename(source, path.extname(source)).toLowerCase()
   const kind = spec.format === 'jpeg' && spec.progressive ? 'progressive' : 'baseline'
   const ext = spec.format === 'jpeg' ? 'jpg' : spec.format
   const variant = spec.format === 'jpeg' ? `-${kind}` : spec.format === 'webp' ? `-${spec.variant ?? 'lossy'}` : ''
   const name = `${origin}-${spec.width}x${spec.height}${variant}-r${RECIPE}.${ext}`
   const file = path.join(cacheDir, name)
-  const describe = `${source ? path.basename(source) : 'synthetic gradients'} at ${spec.width}x${spec.height}, grain`
+  const describe = `${path.basename(source)} at ${spec.width}x${spec.height}, grain`
   if (fs.existsSync(file)) {
     return { file, bytes: fs.statSync(file).size, width: spec.width, height: spec.height, format: spec.format, source: describe }
   }
 
   const c = await loadCodecs(root)
   log(`making ${path.relative(root, file)} ...`)
-  let image
-  if (source) {
-    const bytes = fs.readFileSync(source)
-    const decoded = source.endsWith('.png') ? await c.decodePng(bytes) : await c.decodeJpeg(bytes)
-    image = await c.resize(decoded, spec.width, spec.height)
-  } else {
-    image = synthesise(spec.width, spec.height)
-  }
+  const bytes = fs.readFileSync(source)
+  const decoded = source.endsWith('.png') ? await c.decodePng(bytes) : await c.decodeJpeg(bytes)
+  const image = await c.resize(decoded, spec.width, spec.height)
   addGrain(image, 5, spec.width * 7919 + spec.height)
 
   let out
@@ -172,13 +152,82 @@ export async function makeInput(spec, { root, corpusDir, cacheDir, log = () => {
       auto_subsample: false,
       chroma_subsample: 2,
     })
-  } else if (spec.format === 'webp') {
-    out = await webpOf(image, spec.variant, root)
-  } else {
+  } else if (spec.format === 'png') {
     out = await c.optimisePng(image, 1)
+  } else {
+    out = await sharpOf(image, spec.format, spec.variant, root)
   }
   fs.mkdirSync(cacheDir, { recursive: true })
   fs.writeFileSync(`${file}.tmp`, new Uint8Array(out))
   fs.renameSync(`${file}.tmp`, file)
   return { file, bytes: out.byteLength, width: spec.width, height: spec.height, format: spec.format, source: describe }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Case keys
+
+/** Phone-photo sizes (4:3) by megapixels; 16 MP is about the default MAX_INPUT_PIXELS (16000000). */
+export const SIZES = { 1: [1152, 864], 2: [1632, 1224], 4: [2304, 1728], 12: [4032, 3024], 16: [4608, 3456] }
+
+/** Input kinds a case key may name, and how makeInput writes each. */
+export const INPUT_KINDS = {
+  jpeg: { format: 'jpeg', mime: 'image/jpeg', label: 'JPEG' },
+  pjpeg: { format: 'jpeg', progressive: true, mime: 'image/jpeg', label: 'progressive JPEG' },
+  png: { format: 'png', mime: 'image/png', label: 'PNG' },
+  webp: { format: 'webp', mime: 'image/webp', label: 'WebP' },
+  webpll: { format: 'webp', variant: 'lossless', mime: 'image/webp', label: 'lossless WebP' },
+  webpa: { format: 'webp', variant: 'alpha', mime: 'image/webp', label: 'WebP with alpha' },
+  avif: { format: 'avif', mime: 'image/avif', label: 'AVIF' },
+  gif: { format: 'gif', mime: 'image/gif', label: 'GIF' },
+}
+
+export const OUTPUTS = ['jpeg', 'webp', 'avif', 'png']
+
+/**
+ * A case: `input` (a key of INPUT_KINDS) converted to `output` at `mp` (a key of SIZES), with `query`, the
+ * extra query parameters of POST /api/compress besides format (e.g. { width: 1600 }); `file`, a PNG to send
+ * instead of a photo made at `mp` (its size from its IHDR). `key` is the case's key (see caseOfKey).
+ */
+export function makeCase(input, output, mp, query = {}, file = null) {
+  const [width, height] = file ? pngSize(file) : SIZES[mp]
+  const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString()
+  const key = `${input === 'jpeg' ? '' : `${input}>`}${output}:${file ?? mp}${qs ? `@${qs}` : ''}`
+  return { key, input, output, mp: file ? (width * height) / 1e6 : mp, width, height, query, qs, file }
+}
+
+function pngSize(file) {
+  const bytes = fs.readFileSync(file)
+  if (bytes.toString('latin1', 12, 16) !== 'IHDR') throw new Error(`${file} is not a PNG`)
+  return [bytes.readUInt32BE(16), bytes.readUInt32BE(20)]
+}
+
+/**
+ * A case from its key: OUTPUT:MP for JPEG input (jpeg:12, webp:4), INPUT>OUTPUT:MP for another input kind
+ * (png>webp:12, avif>jpeg:16), @QUERY for options (webp:12@width=1600), and for PNG input a file in place of
+ * MP (png>webp:shots/2880x1800.png@width=1200). Throws on a key it cannot read.
+ *
+ * @example
+ * caseOfKey('gif>webp:4@width=1600') // { input: 'gif', output: 'webp', mp: 4, width: 2304, height: 1728, qs: 'width=1600', ... }
+ */
+export function caseOfKey(key) {
+  const m = /^(?:([a-z]+)>)?([a-z]+):([^@]+)(?:@(.+))?$/i.exec(key.trim())
+  const bad = (why) => new Error(`bad case key "${key}": ${why} (expected e.g. webp:12, png>webp:12 or webp:12@width=1600)`)
+  if (!m) throw bad('not OUTPUT:MP')
+  const [, input = 'jpeg', output, size, qs = ''] = m.map((v, i) => (i === 3 ? v : v?.toLowerCase().replace(/^jpg$/, 'jpeg')))
+  if (!INPUT_KINDS[input]) throw bad(`input one of ${Object.keys(INPUT_KINDS).join(', ')}`)
+  if (!OUTPUTS.includes(output)) throw bad(`output one of ${OUTPUTS.join(', ')}`)
+  const file = /^\d+$/.test(size) ? null : path.resolve(size)
+  if (file && input !== 'png') throw bad('a file only for png input')
+  if (!file && !SIZES[size]) throw bad(`MP one of ${Object.keys(SIZES).join(', ')}, or a PNG file`)
+  return makeCase(input, output, Number(size), Object.fromEntries(new URLSearchParams(qs)), file)
+}
+
+/** The input file of `testCase`: its own file, or the photo makeInput makes (and caches) for it. */
+export async function inputOf(testCase, options) {
+  if (testCase.file) {
+    const { file, width, height } = testCase
+    return { file, bytes: fs.statSync(file).size, width, height, format: 'png', source: path.basename(file) }
+  }
+  const kind = INPUT_KINDS[testCase.input]
+  return makeInput({ format: kind.format, progressive: kind.progressive, variant: kind.variant, width: testCase.width, height: testCase.height }, options)
 }
