@@ -1,8 +1,9 @@
 /**
- * The lean codec (wasm/lean/lean.c and png.c, built by wasm/lean/build.sh): libjpeg-turbo, libwebp and
- * libpng driven row by row, so a large JPEG is decoded at a DCT-scaled size, into the WebP encoder's YUV
- * planes, or straight into a JPEG compressor, and a PNG into one RGBA buffer, instead of through whole
- * RGBA copies.
+ * The lean codec (wasm/lean/*.c, built by wasm/lean/build.sh): libjpeg-turbo, libwebp and libpng driven
+ * row by row. Its row pipeline (pipeline.c) pulls rows from a source (a JPEG at a DCT-scaled size, a
+ * PNG read from the request body in place, a still WebP's planes) through the turn, crop, Lanczos3,
+ * padding and flattening into a sink (libjpeg-turbo, libwebp, libpng, or one RGBA image for the encoders
+ * outside it), so what a conversion holds is what its stages hold, not whole RGBA copies.
  *
  * One `LeanCodec` is one instance for one conversion (wasm/session.ts): over the isolate's shared
  * lean memory inside a conversion, or over a memory of its own created here; either way with a maximum
@@ -40,8 +41,23 @@ interface LeanExports {
   wd_height(): number
   wd_decode(width: number, height: number): number
   wd_to_yuv(): void
-  wd_to_jpeg(quality: number, progressive: number, optimize: number): number
   resize_rgba(ptr: number, width: number, height: number, outWidth: number, outHeight: number, premultiply: number): number
+  px_jpeg(): void
+  px_png(): void
+  px_webp(width: number, height: number): void
+  px_rgba(ptr: number, width: number, height: number, alpha: number): void
+  px_orient(orientation: number): void
+  px_crop(x: number, y: number, width: number, height: number): void
+  px_resize(width: number, height: number): void
+  px_pad(width: number, height: number, r: number, g: number, b: number, a: number): void
+  px_flatten(r: number, g: number, b: number): void
+  px_width(): number
+  px_height(): number
+  px_alpha(): number
+  px_to_rgba(): number
+  px_to_jpeg(quality: number, progressive: number, optimize: number): number
+  px_to_webp(lossless: number): number
+  px_to_png(level: number, filters: number): number
 }
 
 /** A failure inside the lean codec: libjpeg's, libwebp's or libpng's own message. */
@@ -55,6 +71,8 @@ export interface LeanJpegSettings {
 }
 
 const PAGE = 65536
+/** The size of the parts a sink's output is gathered in, in JS. */
+const OUTPUT_PART = 1024 * 1024
 /** wasm32 addresses at most 4 GiB. */
 const MAX_PAGES = 65536
 const EBADF = 8
@@ -69,6 +87,11 @@ export class LeanCodec {
   private readonly caps: Set<MemoryCap>
   /** Pixel views this instance returned, by their address in its memory. */
   private readonly views = new WeakMap<Uint8ClampedArray, number>()
+  /** A file a decoder reads from JS as it goes (`read_input`), instead of from a copy in the instance. */
+  private input: Uint8Array | undefined
+  /** What a sink wrote out to JS as it went (`write_output`), in parts of OUTPUT_PART bytes. */
+  private written: Uint8Array[] = []
+  private writtenAt = 0
 
   constructor(module: WebAssembly.Module, cap: MemoryCap, memory = new WebAssembly.Memory({ initial: 16, maximum: pagesFor(cap) })) {
     this.memory = memory
@@ -93,7 +116,27 @@ export class LeanCodec {
         throw new LeanFailure(`the codec exited with ${code}`)
       },
     }
-    const instance = new WebAssembly.Instance(module, { env: { memory: this.memory, fail }, wasi_snapshot_preview1: wasi })
+    const readInput = (ptr: number, length: number, at: number) => {
+      if (!this.input || at + length > this.input.length) throw new LeanFailure('read past the input')
+      new Uint8Array(this.memory.buffer, ptr, length).set(this.input.subarray(at, at + length))
+    }
+    const writeOutput = (ptr: number, length: number) => {
+      let from = new Uint8Array(this.memory.buffer, ptr, length)
+      while (from.length) {
+        let part = this.written.at(-1)
+        if (!part || this.writtenAt === part.length) {
+          part = new Uint8Array(OUTPUT_PART)
+          this.written.push(part)
+          this.writtenAt = 0
+        }
+        const n = Math.min(from.length, part.length - this.writtenAt)
+        part.set(from.subarray(0, n), this.writtenAt)
+        this.writtenAt += n
+        from = from.subarray(n)
+      }
+    }
+    const env = { memory: this.memory, fail, read_input: readInput, write_output: writeOutput }
+    const instance = new WebAssembly.Instance(module, { env, wasi_snapshot_preview1: wasi })
     this.exports = instance.exports as unknown as LeanExports
     this.exports._initialize()
   }
@@ -166,20 +209,17 @@ export class LeanCodec {
     this.exports.wd_to_yuv()
   }
 
-  /** Convert the opened (opaque) WebP to JPEG with libjpeg-turbo: its RGB is held once, in the instance. */
-  transcodeWebpToJpeg({ quality, progressive, optimize }: LeanJpegSettings): Uint8Array {
-    this.exports.wd_to_jpeg(quality, progressive ? 1 : 0, optimize ? 1 : 0)
-    return this.output()
-  }
-
   /** Decode step of JPEG -> WebP: the started (RGB) image into the encoder's YUV 4:2:0 planes, upright. */
   decodeToYuv(orientation: number): void {
     this.exports.jd_to_yuv(orientation)
   }
 
-  /** Encode step of JPEG or WebP -> WebP: lossy WebP from the planes decodeToYuv or decodeWebpToYuv filled. */
-  encodeWebp(quality: number, method: number, lowMemory: boolean): Uint8Array {
-    this.exports.webp_encode(quality, method, lowMemory ? 1 : 0, 0)
+  /**
+   * Encode step of a conversion to WebP: the picture decodeToYuv, decodeWebpToYuv or rowsToWebpPicture
+   * filled (lossless: only rowsToWebpPicture's; `quality` is then libwebp's effort 0-100).
+   */
+  encodeWebp(quality: number, method: number, lowMemory: boolean, lossless = false): Uint8Array {
+    this.exports.webp_encode(quality, method, lowMemory ? 1 : 0, lossless ? 1 : 0)
     return this.output()
   }
 
@@ -216,6 +256,101 @@ export class LeanCodec {
     const ptr = this.pixelsIn(image)
     this.exports.resize_rgba(ptr, image.width, image.height, width, height, premultiply ? 1 : 0)
     return this.view(this.exports.lean_output(), width, height)
+  }
+
+  // ------------------------------------------------------------ the row pipeline (wasm/lean/pipeline.c)
+
+  /**
+   * Source: a JPEG's rows as stored, decoded at scaleEighths/8 of its size (libjpeg's scaled inverse
+   * DCT). Returns the decoded size and the number of colour components (1 grey, 3, or 4 for CMYK).
+   */
+  rowsFromJpeg(bytes: Uint8Array, scaleEighths: number): { width: number; height: number } {
+    this.openJpeg(bytes)
+    this.exports.jd_start(scaleEighths, 4)
+    this.exports.px_jpeg()
+    return this.rowsSize()
+  }
+
+  /**
+   * Source: a PNG's rows, every colour type and depth as 8-bit RGBA. The file is read from `bytes` as
+   * libpng asks for it, not copied into the instance; `width` x `height` is the size the caller checked.
+   */
+  rowsFromPng(bytes: Uint8Array, width: number, height: number): { width: number; height: number } {
+    this.input = bytes
+    this.exports.pd_open(0, bytes.length, width, height)
+    this.exports.px_png()
+    return this.rowsSize()
+  }
+
+  /** Source: the opened still WebP's rows (openWebp), at its size or shrunk to `width` x `height` by libwebp. */
+  rowsFromWebp(width: number, height: number): { width: number; height: number } {
+    this.exports.px_webp(width, height)
+    return this.rowsSize()
+  }
+
+  /** Source: RGBA pixels (taken over: a view of this instance is passed by address, anything else copied in). */
+  rowsFromRgba(image: ImageData, alpha: boolean): void {
+    this.exports.px_rgba(this.pixelsIn(image), image.width, image.height, alpha ? 1 : 0)
+  }
+
+  /** Transforms, in the order they are added: EXIF orientation, crop, Lanczos3 resample, centred padding, flattening over a colour. */
+  orientRows(orientation: number): void {
+    this.exports.px_orient(orientation)
+  }
+
+  cropRows({ x, y, width, height }: { x: number; y: number; width: number; height: number }): void {
+    this.exports.px_crop(x, y, width, height)
+  }
+
+  resizeRows(width: number, height: number): void {
+    this.exports.px_resize(width, height)
+  }
+
+  padRows(width: number, height: number, [r, g, b, a]: readonly [number, number, number, number]): void {
+    this.exports.px_pad(width, height, r, g, b, a)
+  }
+
+  flattenRows([r, g, b]: readonly [number, number, number]): void {
+    this.exports.px_flatten(r, g, b)
+  }
+
+  /** The size the rows have now, and whether they may have alpha. */
+  rowsSize(): { width: number; height: number; alpha: boolean } {
+    return { width: this.exports.px_width(), height: this.exports.px_height(), alpha: this.exports.px_alpha() !== 0 }
+  }
+
+  /** Sink: every row into libjpeg-turbo's compressor (grey rows as a greyscale JPEG). */
+  rowsToJpeg({ quality, progressive, optimize }: LeanJpegSettings): Uint8Array {
+    this.exports.px_to_jpeg(quality, progressive ? 1 : 0, optimize ? 1 : 0)
+    return this.output()
+  }
+
+  /**
+   * Sink, first half: every row into the WebP encoder's picture (YUV 4:2:0 for lossy, ARGB for lossless).
+   * Returns whether a pixel is transparent; encodeWebp then encodes the picture.
+   */
+  rowsToWebpPicture(lossless: boolean): { transparent: boolean } {
+    return { transparent: this.exports.px_to_webp(lossless ? 1 : 0) !== 0 }
+  }
+
+  /**
+   * Sink: every row into libpng's writer at zlib `level`, with libpng's filter mask `filters`. The file
+   * comes out in parts, written to JS as libpng goes, never whole in the instance.
+   */
+  rowsToPng(level: number, filters: number): Uint8Array[] {
+    this.written = []
+    this.exports.px_to_png(level, filters)
+    const parts = this.written
+    this.written = []
+    const last = parts.pop()
+    if (last) parts.push(last.subarray(0, this.writtenAt))
+    return parts
+  }
+
+  /** Sink: the whole image as RGBA, a view of the instance's memory (for the encoders outside the lean codec). */
+  rowsToRgba(): ImageData {
+    const { width, height } = this.rowsSize()
+    return this.view(this.exports.px_to_rgba(), width, height)
   }
 
   /** RGBA pixels at `ptr`, as an ImageData over the instance's memory (remembered for pixelsIn). */

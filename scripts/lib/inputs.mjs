@@ -10,6 +10,7 @@
 //
 // Needs Node >= 22 (run with node_modules/.bin/node).
 
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { createRequire } from 'node:module'
@@ -185,8 +186,8 @@ export const OUTPUTS = ['jpeg', 'webp', 'avif', 'png']
 
 /**
  * A case: `input` (a key of INPUT_KINDS) converted to `output` at `mp` (a key of SIZES), with `query`, the
- * extra query parameters of POST /api/compress besides format (e.g. { width: 1600 }); `file`, a PNG to send
- * instead of a photo made at `mp` (its size from its IHDR). `key` is the case's key (see caseOfKey).
+ * extra query parameters of POST /api/compress besides format (e.g. { width: 1600 }); `file`, an image to send
+ * instead of a photo made at `mp`. `key` is the case's key (see caseOfKey).
  */
 export function makeCase(input, output, mp, query = {}, file = null) {
   const [width, height] = file ? pngSize(file) : SIZES[mp]
@@ -195,16 +196,18 @@ export function makeCase(input, output, mp, query = {}, file = null) {
   return { key, input, output, mp: file ? (width * height) / 1e6 : mp, width, height, query, qs, file }
 }
 
+/** A file's width and height: a PNG's from its IHDR, any other format's from sharp. */
 function pngSize(file) {
   const bytes = fs.readFileSync(file)
-  if (bytes.toString('latin1', 12, 16) !== 'IHDR') throw new Error(`${file} is not a PNG`)
-  return [bytes.readUInt32BE(16), bytes.readUInt32BE(20)]
+  if (bytes.toString('latin1', 12, 16) === 'IHDR') return [bytes.readUInt32BE(16), bytes.readUInt32BE(20)]
+  const script = "require('sharp')(process.argv[1]).metadata().then((m) => console.log(m.width, m.height))"
+  return execFileSync(process.execPath, ['-e', script, file], { encoding: 'utf8' }).trim().split(' ').map(Number)
 }
 
 /**
  * A case from its key: OUTPUT:MP for JPEG input (jpeg:12, webp:4), INPUT>OUTPUT:MP for another input kind
- * (png>webp:12, avif>jpeg:16), @QUERY for options (webp:12@width=1600), and for PNG input a file in place of
- * MP (png>webp:shots/2880x1800.png@width=1200). Throws on a key it cannot read.
+ * (png>webp:12, avif>jpeg:16), @QUERY for options (webp:12@width=1600), and a file of the input's format in
+ * place of MP (png>webp:shots/2880x1800.png@width=1200). Throws on a key it cannot read.
  *
  * @example
  * caseOfKey('gif>webp:4@width=1600') // { input: 'gif', output: 'webp', mp: 4, width: 2304, height: 1728, qs: 'width=1600', ... }
@@ -217,8 +220,7 @@ export function caseOfKey(key) {
   if (!INPUT_KINDS[input]) throw bad(`input one of ${Object.keys(INPUT_KINDS).join(', ')}`)
   if (!OUTPUTS.includes(output)) throw bad(`output one of ${OUTPUTS.join(', ')}`)
   const file = /^\d+$/.test(size) ? null : path.resolve(size)
-  if (file && input !== 'png') throw bad('a file only for png input')
-  if (!file && !SIZES[size]) throw bad(`MP one of ${Object.keys(SIZES).join(', ')}, or a PNG file`)
+  if (!file && !SIZES[size]) throw bad(`MP one of ${Object.keys(SIZES).join(', ')}, or a file`)
   return makeCase(input, output, Number(size), Object.fromEntries(new URLSearchParams(qs)), file)
 }
 
@@ -226,7 +228,7 @@ export function caseOfKey(key) {
 export async function inputOf(testCase, options) {
   if (testCase.file) {
     const { file, width, height } = testCase
-    return { file, bytes: fs.statSync(file).size, width, height, format: 'png', source: path.basename(file) }
+    return { file, bytes: fs.statSync(file).size, width, height, format: INPUT_KINDS[testCase.input].format, source: path.basename(file) }
   }
   const kind = INPUT_KINDS[testCase.input]
   return makeInput({ format: kind.format, progressive: kind.progressive, variant: kind.variant, width: testCase.width, height: testCase.height }, options)

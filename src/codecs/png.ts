@@ -23,6 +23,18 @@ export const PNG_EFFORT_CAPS: EffortCaps = [
   { maxPixels: Number.POSITIVE_INFINITY, maxEffort: 0 },
 ]
 
+/**
+ * The lean codec's row-by-row PNG writer (libpng, wasm/lean/sink_png.c), where oxipng does not fit or at
+ * effort 0: zlib's level for each effort step, every filter tried on every row (libpng keeps the one with
+ * the smallest sum of absolute differences; without filters a photo's PNG came out 2.8x larger). CPU
+ * seconds per MP, the slower of a 12 MP photo and an RGBA wallpaper (docs/benchmarks.md), times 1.5: level
+ * 6 0.74, 7 1.2, 8 4.0, 9 7.5. Level 9 is sharp's best (compressionLevel 9, adaptiveFiltering); level 6
+ * makes 6-9 % more bytes on photos, under 1 % on screenshots. PNG_EFFORT_CAPS keeps each within half of
+ * cpu_ms (test/unit/effort-caps.test.ts).
+ */
+export const PNG_ROW_LEVELS = [6, 6, 7, 7, 8, 9, 9, 9, 9, 9] as const
+export const pngRowSettings = (effort: number): { level: number; filters: number } => ({ level: PNG_ROW_LEVELS[effort] ?? 9, filters: 0xf8 })
+
 /** oxipng's level for an effort. */
 export const oxipngLevel = (effort: number): number => OXIPNG_LEVELS[effort] ?? 2
 

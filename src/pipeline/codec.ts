@@ -26,13 +26,14 @@ export async function decodeImage(bytes: Uint8Array, header: ImageHeader, scaleE
   }
 }
 
-/** The public 422 for a decoder that failed on the input. */
-function undecodable(header: ImageHeader, error: unknown): ApiError {
+/** The public 422 for a decoder that failed on the input (an ApiError a step raised on the way passes as it is). */
+export function undecodable(header: ImageHeader, error: unknown): ApiError {
+  if (error instanceof ApiError) return error
   return new ApiError('corrupt_image', `The ${header.format} image could not be decoded: ${reason(error)}.`)
 }
 
 /** Decoders grey-fill what is missing from a cut-off JPEG; the sniffer saw it end early, so refuse it. */
-function refuseTruncated(header: ImageHeader): void {
+export function refuseTruncated(header: ImageHeader): void {
   if (header.truncated) {
     throw new ApiError('corrupt_image', `The ${header.format} data is truncated: it ends before the end-of-image marker.`)
   }
@@ -83,14 +84,15 @@ export function encodeSettings(
 export const isOutputFormat = (format: FormatId): format is OutputFormat => Boolean(CODECS[format].encode)
 
 /**
- * Steps 4-6 as one pass of the lean codec, for the routes planConversion chooses (src/pipeline/limits.ts): decode rows into the WebP encoder's
- * planes (a lossy WebP's own YUV as it is), or stream them into libjpeg-turbo's compressor. Returns the encoded bytes and the step
- * times (a JPEG streamed without a turn decodes while it encodes, and a WebP to JPEG is one call; that time is all `encode`).
+ * Steps 4-6 as one pass of the lean codec, for the same-size routes planConversion chooses (src/pipeline/limits.ts) beside the row
+ * pipeline (src/pipeline/rows.ts): a turned JPEG's rows written where they land in the WebP encoder's planes, a lossy WebP's own YUV
+ * straight into them, or a JPEG's rows into libjpeg-turbo's compressor as RGB (a grey one as grey). Returns the encoded bytes and the
+ * step times (a JPEG streamed without a turn decodes while it encodes; that time is all `encode`).
  */
 export async function transcode(
   bytes: Uint8Array,
   header: ImageHeader,
-  route: Exclude<Route, 'pixels'>,
+  route: Exclude<Route, 'pixels' | 'rows'>,
   settings: EncodeSettings,
   clock: Stopwatch,
 ): Promise<{ output: Uint8Array; decodeMs: number; encodeMs: number }> {
@@ -112,10 +114,9 @@ export async function transcode(
     return { output, decodeMs, encodeMs: await clock.lap() }
   }
   const toWebp = () => lean.encodeWebp(settings.quality, webpMethod(settings.effort), false)
-  if (route === 'webp-to-webp' || route === 'webp-to-jpeg') {
+  if (route === 'webp-to-webp') {
     run(() => lean.openWebp(bytes))
-    if (route === 'webp-to-webp') return timed(() => lean.decodeWebpToYuv(), toWebp)
-    return timed(() => {}, () => lean.transcodeWebpToJpeg(turboJpegSettings(settings)))
+    return timed(() => lean.decodeWebpToYuv(), toWebp)
   }
   const { components } = run(() => lean.openJpeg(bytes))
   if (route === 'jpeg-to-webp') {

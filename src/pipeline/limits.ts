@@ -1,3 +1,4 @@
+import { turboJpegSettings } from '../codecs/jpeg'
 import type { FormatId, OutputFormat } from '../codecs/registry'
 import type { EncodeSettings } from '../codecs/types'
 import type { Limits } from '../env'
@@ -46,7 +47,7 @@ export const MEMORY_MODEL = {
    * WebP holds its YUV planes and encoder state; JPEG holds the compressor's coefficients, plus the
    * decoded RGB when the orientation turns the image or the source is a WebP.
    */
-  transcode: { baseMiB: 2, perMP: { 'jpeg-to-webp': 4.8, 'jpeg-to-jpeg': 4.5, 'jpeg-to-jpeg-turned': 7, 'webp-to-webp': 5.2, 'webp-to-jpeg': 7 } },
+  transcode: { baseMiB: 2, perMP: { 'jpeg-to-webp': 4.8, 'jpeg-to-jpeg': 4.5, 'jpeg-to-jpeg-turned': 7, 'webp-to-webp': 5.2 } },
   /** libjpeg-turbo encoding RGBA from JS (`turbo`): the copy in, the compressor's coefficients. */
   turboJpegEncode: { baseMiB: 2, perMP: 8 },
   /**
@@ -77,27 +78,65 @@ export const MEMORY_MODEL = {
    * A lossy WebP of an image with transparency: libwebp compresses the alpha plane with its lossless
    * coder (hash chains, backward references), on top of the YUV planes. Charged once the decoded pixels
    * show transparency (an RGBA file whose alpha is all 255 has no alpha plane): RGBA PNGs to WebP
-   * measured 73.7 (1 MP), 102.4 (2 MP), 126.0 (3 MP) and 155.3 MiB (4 MP) against 33-84 without it.
+   * measured 73.7 (1 MP), 102.4 (2 MP), 126.0 (3 MP) and 155.3 MiB (4 MP) against 33-84 without it; through
+   * the row pipeline (whose sink allocates the plane at the first transparent row) 71.8, 103.4 and 141.8 (4 MP).
    */
-  webpAlpha: { baseMiB: 32, perMP: 16 },
+  webpAlpha: { baseMiB: 32, perMP: 17.5 },
   /**
    * Lossless WebP (libwebp's VP8L: the ARGB image, hash chains, backward references), in place of
-   * `encode.webp`: RGBA PNGs measured 64.9 MiB at 1 MP and 122.7 at 3 MP, the lossy term's 33 and 67.
+   * `encode.webp`: RGBA PNGs measured 64.9 MiB at 1 MP and 122.7 at 3 MP, the lossy term's 33 and 67;
+   * through the row pipeline, 66.0 at 1 MP and 111.6 at 2 MP (a 5.9 MiB file).
    */
-  webpLosslessEncode: { baseMiB: 26, perMP: 20 },
+  webpLosslessEncode: { baseMiB: 26, perMP: 27 },
+  /**
+   * The row pipeline (route `rows`, wasm/lean/pipeline.c), fitted to docs/memory.md's runs: fixed MiB,
+   * then what each stage holds. The request's file: MiB per MiB of file (the body as workerd holds it,
+   * about twice, and a JPEG's or WebP's copy in the instance; libpng reads the body in place), assumed
+   * per MP when a plan has no file size. The source: a JPEG's decompressor (MiB per decoded MP; a
+   * progressive one's coefficients come on top, `progressiveJpegPerMP`), a PNG's libpng and zlib
+   * (`pngFile.baseMiB`; an Adam7 one is decoded whole, as RGBA), a still WebP's planes (lossy at its size: YUV 4:2:0, and with alpha the alpha
+   * plane twice, the decoder's and ours) or RGBA (shrunk, or lossless, whose decoder also holds the
+   * input as ARGB: `webpLosslessPerMP` of input). An EXIF turn collects the decoded image once (RGBA).
+   * The resampler holds its ring (`ringMiB`). The sink, fixed MiB plus MiB per output MP: libjpeg-turbo
+   * (progressive: its coefficients; baseline: a band of rows), libwebp (planes and working memory; lossless in
+   * place of lossy as `webpLosslessEncode`), libpng (the output, written out to JS as it goes), or the
+   * RGBA image for an encoder outside the lean codec, whose own term (`encode`) then counts as `other`.
+   */
+  rows: {
+    baseMiB: 2,
+    filePerMiB: { jpeg: 3, png: 2.25, webp: 3 } as Readonly<Partial<Record<FormatId, number>>>,
+    assumedFileMiBPerMP: { jpeg: 0.5, png: 1.7, webp: 0.3 } as Readonly<Partial<Record<FormatId, number>>>,
+    sourcePerMP: { jpeg: 0.5, webpYuv: 1.5, webpYuvAlpha: 3.5, rgba: 4 },
+    webpLosslessPerMP: 4,
+    turnedPerMP: 4,
+    sink: {
+      jpeg: { baseMiB: 2, perMP: 3.0 },
+      jpegBaseline: { baseMiB: 2, perMP: 0.8 },
+      webp: { baseMiB: 8, perMP: 2 },
+      png: { baseMiB: 2, perMP: 3 },
+      rgba: { baseMiB: 0, perMP: 4 },
+    },
+  },
 }
 
 /**
- * How a conversion runs: through whole RGBA pixels (decode, transform, encode), or as one pass of the
- * lean codec from a JPEG to a lossy WebP or a JPEG of the same size, or from an upright, opaque still
- * WebP to the same (a lossy one's YUV goes straight into the encoder's planes) (src/pipeline/codec.ts, `transcode`).
+ * How a conversion runs: through the row pipeline (`rows`: a JPEG, PNG or still WebP source, row
+ * transforms, a sink; src/pipeline/rows.ts); as one of the lean codec's same-size passes that keep loops
+ * of their own (a turned JPEG into a lossy WebP's planes, a JPEG into libjpeg-turbo as RGB, a lossy
+ * opaque WebP's YUV into the encoder's planes; src/pipeline/codec.ts, `transcode`); or through whole
+ * RGBA pixels (`pixels`: AVIF and GIF input, animations).
  */
-export type Route = 'pixels' | 'jpeg-to-webp' | 'jpeg-to-jpeg' | 'webp-to-webp' | 'webp-to-jpeg'
+export type Route = 'pixels' | 'rows' | 'jpeg-to-webp' | 'jpeg-to-jpeg' | 'webp-to-webp'
 
 export interface ConversionPlan {
   header: ImageHeader
   format: OutputFormat
   route: Route
+  /**
+   * The `rows` route's sink: a lean encoder (libjpeg-turbo, libwebp, libpng) that takes the rows, or the
+   * whole RGBA image for an encoder outside the lean codec (MozJPEG, oxipng, AVIF).
+   */
+  sink: 'lean' | 'rgba'
   /** Decode scale in eighths (8: full size): a JPEG's DCT scale or a still WebP's rescale; other formats always 8. */
   scale: number
   /** JPEG output through libjpeg-turbo instead of MozJPEG (see EncodeSettings). */
@@ -120,18 +159,20 @@ export interface ConversionPlan {
   padded: boolean
   /** Lossless output (WebP's lossless coder needs more memory than its lossy one). */
   lossless: boolean
+  /** A progressive JPEG from libjpeg-turbo (effort 3 and up), which keeps every coefficient until the end. */
+  progressiveJpeg: boolean
 }
 
 /**
- * Step 3, the plan: what one conversion will decode, at what size, by which route and encoder. A
- * JPEG that keeps its size and becomes a lossy WebP, or a JPEG too large for MozJPEG's one-shot
- * encoder within the memory budget, goes through the lean codec in one pass; everything else through
- * RGBA pixels, a JPEG decoded at a DCT scale chosen for the resize (see decodeScale). MozJPEG is kept
- * wherever it fits, from effort 3: it makes smaller files than libjpeg-turbo at the same quality;
- * effort 0-2 asks for libjpeg-turbo's speed.
+ * Step 3, the plan: what one conversion will decode, at what size, by which route and encoder. The
+ * same-size passes first (see Route); then, for a JPEG, PNG or still WebP, the row pipeline, a JPEG or
+ * WebP decoded at the scale chosen for the resize (see decodeScale), into libwebp, into MozJPEG (from
+ * effort 3, where it fits: smaller files than libjpeg-turbo at the same quality) or else libjpeg-turbo,
+ * and into oxipng (from effort 1, where it fits: smaller files) or else libpng row by row; AVIF output
+ * takes the rows' RGBA. Other inputs go through whole RGBA pixels, MozJPEG before libjpeg-turbo.
  *
  * @example
- * planConversion(header, 'webp', planGeometry(4032, 3024, {}), settings, limits).route // 'jpeg-to-webp'
+ * planConversion(header, 'webp', planGeometry(4032, 3024, { width: 1600 }), settings, limits).route // 'rows'
  */
 export function planConversion(header: ImageHeader, format: OutputFormat, geometry: Geometry, settings: EncodeSettings, limits: Limits, leanResidentMiB = 0): ConversionPlan {
   const { crop, resize, canvas } = geometry
@@ -139,6 +180,7 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
     header,
     format,
     route: 'pixels',
+    sink: 'rgba',
     scale,
     turbo,
     decodedPixels: Math.ceil((header.width * scale) / 8) * Math.ceil((header.height * scale) / 8),
@@ -149,6 +191,7 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
     resized: resize.width !== crop.width || resize.height !== crop.height,
     padded: resize.width !== canvas.width || resize.height !== canvas.height,
     lossless: settings.lossless,
+    progressiveJpeg: format === 'jpeg' && turboJpegSettings(settings).progressive,
   })
   const fits = (plan: ConversionPlan) => estimateMiB(plan, leanResidentMiB) <= limits.memoryBudgetMiB
   const upright = uprightSize(header)
@@ -156,24 +199,43 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
   // Effort 0-2 asks for speed: libjpeg-turbo, as sharp's default JPEG, instead of MozJPEG's trellis.
   const fast = format === 'jpeg' && settings.effort <= 2
   if (header.format === 'jpeg' && sameSize) {
-    if (format === 'webp' && !settings.lossless) return { ...at(8), route: 'jpeg-to-webp' }
+    if (format === 'webp' && !settings.lossless && header.orientation > 1) return { ...at(8), route: 'jpeg-to-webp' }
     if (format === 'jpeg' && (fast || !fits(at(8)))) return { ...at(8), route: 'jpeg-to-jpeg' }
   }
-  if (header.format === 'webp' && sameSize && header.orientation === 1 && header.frames === 1 && !header.hasAlpha) {
-    if (format === 'webp' && !settings.lossless && !header.lossless) return { ...at(8), route: 'webp-to-webp' }
-    if (format === 'jpeg' && (fast || !fits(at(8)))) return { ...at(8), route: 'webp-to-jpeg' }
+  if (header.format === 'webp' && sameSize && header.orientation === 1 && header.frames === 1 && !header.hasAlpha && !header.lossless) {
+    if (format === 'webp' && !settings.lossless) return { ...at(8), route: 'webp-to-webp' }
   }
-  // A JPEG downscale: the DCT scale that leaves Lanczos3 a factor of 1.25 or, when that does not fit
-  // the budget, smaller ones down to the output size itself; at each, MozJPEG before libjpeg-turbo.
-  // A still WebP the same, shrunk by libwebp's rescaler while it decodes.
   const shrinks = (header.format === 'jpeg' || (header.format === 'webp' && header.frames === 1)) && !sameSize
   const [first, last] = shrinks ? [decodeScale(geometry, 1.25), decodeScale(geometry, 1)] : [8, 8]
-  for (const scale of DECODE_SCALES.filter((s) => s <= first && s >= last)) {
+  const scales = DECODE_SCALES.filter((s) => s <= first && s >= last)
+  // The row pipeline, for the sources it has: the lean encoders take rows, and an encoder outside the
+  // lean codec its RGBA (MozJPEG from effort 3 and oxipng where they fit: their files are smaller).
+  if (ROW_SOURCES.has(header.format) && header.frames === 1) {
+    const rows = (scale: number, sink: ConversionPlan['sink'], turbo = false): ConversionPlan => ({ ...at(scale, turbo), route: 'rows', sink })
+    if (format === 'webp') return rows(first, 'lean')
+    if (format === 'jpeg') return (!fast && scales.map((scale) => rows(scale, 'rgba')).find(fits)) || rows(first, 'lean', true)
+    if (format === 'png') return (settings.effort >= OXIPNG_FROM_EFFORT && [rows(8, 'rgba')].find(fits)) || rows(8, 'lean')
+    return scales.map((scale) => rows(scale, 'rgba')).find(fits) ?? rows(last, 'rgba')
+  }
+  // Whole RGBA images (AVIF, GIF, animations): for a shrinking JPEG or still WebP (an animated WebP's
+  // frames), the DCT or rescaler scale that leaves Lanczos3 a factor of 1.25 or, when that does not fit
+  // the budget, smaller ones down to the output size itself; at each, MozJPEG before libjpeg-turbo.
+  for (const scale of scales) {
     if (!fast && fits(at(scale))) return at(scale)
     if (format === 'jpeg' && fits(at(scale, true))) return at(scale, true)
   }
   return at(last, format === 'jpeg')
 }
+
+/** Input formats the row pipeline has a source for (a still WebP only; wasm/lean/pipeline.c). */
+export const ROW_SOURCES: ReadonlySet<FormatId> = new Set<FormatId>(['jpeg', 'png', 'webp'])
+
+/**
+ * PNG output goes through oxipng (whole image, smaller files) from this effort, where its plan fits;
+ * below it, or when it does not fit, through libpng row by row. Effort 0 is oxipng's level 0 (above
+ * 6.5 MP every effort is capped to 0: PNG_EFFORT_CAPS), which libpng at zlib level 1 matches.
+ */
+export const OXIPNG_FROM_EFFORT = 1
 
 /** Input formats the lean codec decodes (into the conversion's lean memory; see wasm/session.ts). */
 export const LEAN_DECODERS: ReadonlySet<FormatId> = new Set<FormatId>(['jpeg', 'png', 'webp'])
@@ -189,6 +251,7 @@ export function estimateParts(plan: ConversionPlan): { lean: number; other: numb
   const outMP = (plan.width * plan.height) / 1e6
   const { format, progressive: isProgressive, lossless, hasAlpha, frames } = plan.header
   const progressive = format === 'jpeg' && isProgressive ? m.progressiveJpegPerMP * inMP : 0
+  if (plan.route === 'rows') return rowsParts(plan, progressive)
   const held = format === 'webp' ? m.webpInputMiB + (lossless || hasAlpha !== false || frames > 1 ? m.webpHeldPerMP * inMP : 0) : 0
   if (plan.route !== 'pixels') {
     const turned = plan.route === 'jpeg-to-jpeg' && plan.header.orientation > 1
@@ -208,6 +271,38 @@ export function estimateParts(plan: ConversionPlan): { lean: number; other: numb
     lean: (leanDecode ? decode : 0) + resize + (leanEncode ? encode : 0),
     other: (leanDecode ? 0 : decode) + (leanEncode ? 0 : encode),
   }
+}
+
+/** estimateParts for the row pipeline (MEMORY_MODEL.rows). */
+function rowsParts(plan: ConversionPlan, progressive: number): { lean: number; other: number } {
+  const m = MEMORY_MODEL
+  const r = m.rows
+  const { header } = plan
+  const inMP = (header.width * header.height) / 1e6
+  const decodedMP = plan.decodedPixels / 1e6
+  const outMP = (plan.width * plan.height) / 1e6
+  const fileMiB = header.fileBytes !== undefined ? header.fileBytes / 2 ** 20 : (r.assumedFileMiBPerMP[header.format] ?? 1) * inMP
+  const file = (r.filePerMiB[header.format] ?? 3) * fileMiB
+  let source: number
+  if (header.format === 'png') {
+    source = m.pngFile.baseMiB + (header.progressive ? r.sourcePerMP.rgba * inMP : 0)
+  } else if (header.format === 'webp') {
+    const yuv = !header.lossless && plan.scale === 8
+    const planes = yuv ? (header.hasAlpha !== false ? r.sourcePerMP.webpYuvAlpha : r.sourcePerMP.webpYuv) : r.sourcePerMP.rgba
+    source = m.webpInputMiB + planes * decodedMP + (header.lossless ? r.webpLosslessPerMP * inMP : 0)
+  } else {
+    source = r.sourcePerMP.jpeg * decodedMP + progressive
+  }
+  const turned = header.orientation > 1 ? r.turnedPerMP * decodedMP : 0
+  const resize = plan.resized ? plan.ringMiB : 0
+  const sink =
+    plan.sink === 'rgba' ? r.sink.rgba
+    : plan.format === 'webp' && plan.lossless ? m.webpLosslessEncode
+    : plan.format === 'jpeg' && !plan.progressiveJpeg ? r.sink.jpegBaseline
+    : r.sink[plan.format as 'jpeg' | 'webp' | 'png']
+  const lean = r.baseMiB + file + source + turned + resize + sink.baseMiB + sink.perMP * outMP
+  const encoder = plan.sink === 'rgba' ? (plan.turbo ? m.turboJpegEncode : m.encode[plan.format]) : undefined
+  return { lean, other: encoder ? encoder.baseMiB + encoder.perMP * outMP : 0 }
 }
 
 /**
@@ -237,7 +332,7 @@ export function checkAlphaPlane(plan: ConversionPlan, settings: EncodeSettings, 
   // shares the encoder's moment with the resized pixels only; a whole-image decoder's memory may still
   // be resident (dropped, not yet collected), so then it counts too.
   const encodeStep = m.baseMiB + m.resize.outputPerMP * outMP + m.encode.webp.baseMiB + m.encode.webp.perMP * outMP + alpha
-  const withAlpha = plan.resized && estimateParts(plan).other === 0 ? Math.max(estimate, encodeStep) : estimate + alpha
+  const withAlpha = plan.route !== 'rows' && plan.resized && estimateParts(plan).other === 0 ? Math.max(estimate, encodeStep) : estimate + alpha
   if (withAlpha > limits.memoryBudgetMiB) {
     throw new ApiError(
       'operation_too_large',

@@ -97,7 +97,7 @@ export function decodeScale(geometry: Geometry, margin: number): number {
  * The geometry for an image that was decoded at another size than the one it was planned for (a
  * DCT-scaled JPEG): the crop moves to the decoded pixels; the resample target and canvas stay.
  */
-export function fitToDecoded(geometry: Geometry, planned: { width: number; height: number }, image: ImageData): Geometry {
+export function fitToDecoded(geometry: Geometry, planned: { width: number; height: number }, image: { width: number; height: number }): Geometry {
   if (image.width === planned.width && image.height === planned.height) return geometry
   const sx = image.width / planned.width
   const sy = image.height / planned.height

@@ -6,7 +6,8 @@ import { decodeImage, encodeImage, transcode } from '../pipeline/codec'
 import { checkAlphaPlane, checkInput } from '../pipeline/limits'
 import { chooseOutput, formatCandidates } from '../pipeline/negotiate'
 import { checkRequestHead, parseRequest } from '../pipeline/parse'
-import { type Outcome, respond } from '../pipeline/respond'
+import { byteLength, type Encoded, type Outcome, respond } from '../pipeline/respond'
+import { convertRows } from '../pipeline/rows'
 import { readHeader, uprightSize } from '../pipeline/sniff'
 import { applyGeometry, fitToDecoded, flatten, hasTransparency, isIdentity, parseColour, planGeometry } from '../pipeline/transform'
 import { CODECS } from '../codecs/registry'
@@ -53,11 +54,18 @@ export const compress = new Hono<{ Bindings: Env } & ClientVariables>().post('/'
     const padding: [number, number, number, number] = CODECS[format].alpha ? [...background, 0] : [...background, 255]
 
     const clock = new Stopwatch()
-    let output: Uint8Array
+    let output: Encoded
     let size = { width: outWidth, height: outHeight }
     let timings: Outcome['timings']
-    if (plan.route !== 'pixels') {
-      // 4-6 in one pass of the lean codec: a JPEG re-encoded at its own size (see planConversion)
+    if (plan.route === 'rows') {
+      // 4-6 as one row pipeline: source -> turn, crop, resample, pad, flatten -> encoder (see convertRows)
+      const pass = await convertRows(bytes, header, plan, geometry, settings, background, memoryEstimate, limits, clock)
+      output = pass.output
+      size = { width: pass.width, height: pass.height }
+      memoryEstimate = pass.memoryEstimate
+      timings = pass.timings
+    } else if (plan.route !== 'pixels') {
+      // 4-6 in one pass of the lean codec: a JPEG or WebP re-encoded at its own size (see planConversion)
       const pass = await transcode(bytes, header, plan.route, settings, clock)
       output = pass.output
       timings = { decode: pass.decodeMs, transform: 0, encode: pass.encodeMs }
@@ -82,7 +90,7 @@ export const compress = new Hono<{ Bindings: Env } & ClientVariables>().post('/'
 
     // never bigger: same format, same pixels, and no smaller? the input itself is the better answer
     const unchanged = format === header.format && isIdentity(geometry, upright.width, upright.height) && header.orientation === 1
-    const original = unchanged && output.length >= bytes.length
+    const original = unchanged && byteLength(output) >= bytes.length
     if (original) output = bytes
 
     const outcome: Outcome = {

@@ -85,3 +85,19 @@ export async function writePng(
   const data = await zlibDeflate(scanlines(image, interlaced))
   return concat(SIGNATURE, pngChunk('IHDR', ihdr), pngChunk('IDAT', idat ? idat(data) : data), pngChunk('IEND'))
 }
+
+/**
+ * RGB samples of a screenshot-like image: flat panels, a bluish title bar and lines of "text". It
+ * deflates to well under the tests' 1 MiB body limit even at 3840x2160.
+ */
+export function screenshotSamples(width: number, height: number): Uint8Array {
+  const samples = new Uint8Array(width * height * 3)
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const text = y >= 90 && y % 28 < 12 && x > 400 && x < width - 280 && (x * 7 + Math.floor(y / 28) * 131) % 23 < 14
+      const grey = text ? 40 : y < 60 ? 236 : x < 360 ? 246 : 255
+      samples.set([grey, grey, y < 60 ? 250 : grey], (y * width + x) * 3)
+    }
+  }
+  return samples
+}

@@ -7,22 +7,12 @@
 import { describe, expect, it } from 'vitest'
 import { compress, MIME, okBytes } from '../helpers/api'
 import { decode, pixel } from '../helpers/image'
-import { writePng } from '../helpers/png'
+import { screenshotSamples, writePng } from '../helpers/png'
 
 const WIDTH = 2880
 const HEIGHT = 1800
 
-function screenshot(width = WIDTH, height = HEIGHT): Uint8Array {
-  const samples = new Uint8Array(width * height * 3)
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const text = y >= 90 && y % 28 < 12 && x > 400 && x < width - 280 && (x * 7 + Math.floor(y / 28) * 131) % 23 < 14
-      const grey = text ? 40 : y < 60 ? 236 : x < 360 ? 246 : 255
-      samples.set([grey, grey, y < 60 ? 250 : grey], (y * width + x) * 3)
-    }
-  }
-  return samples
-}
+const screenshot = (width = WIDTH, height = HEIGHT) => screenshotSamples(width, height)
 
 describe('a 2880x1800 screenshot PNG', () => {
   it('converts to WebP at its size (it was refused for memory before)', async () => {

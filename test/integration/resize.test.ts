@@ -61,10 +61,9 @@ describe('resize', () => {
   })
 
   it('refuses a fill to a very flat box with 422 before decoding: the resampler would keep thousands of rows', async () => {
-    // 2000x2000 to 2000x4: each output row spans about 3000 source rows (92 MiB of floats); the
-    // rest of the conversion is estimated at about 60 MiB. Only the header is read: the scan data
-    // is photo.jpg's.
-    const res = await compress(jpegWithSize(fixture('photo.jpg'), 2000, 2000), { format: 'webp', width: 2000, height: 4, fit: 'fill' })
+    // 2400x2400 to 2400x4: each output row spans about 3600 source rows (138 MiB of floats). Only the
+    // header is read: the scan data is photo.jpg's.
+    const res = await compress(jpegWithSize(fixture('photo.jpg'), 2400, 2400), { format: 'webp', width: 2400, height: 4, fit: 'fill' })
     await expectProblem(res, 'operation_too_large', 422)
   })
 })

@@ -4,21 +4,14 @@
  * could kill a 128 MB isolate.
  *
  * Each case is planned here exactly as the API plans it (planGeometry, encodeSettings,
- * planConversion: route, JPEG DCT scale, JPEG encoder), under the budget it was measured with:
- * `npm run memory` converts with the default MEMORY_BUDGET_MIB, which also chooses the route, and
- * measures a case the default refuses again with the budget lifted. Figures: the largest of the
- * five full runs made with the lean codec (docs/memory.md, findings), where the case took the same
- * route in each. AVIF: remeasured when lossy AVIF took libsharpyuv (2026-11-21,
- * `npm run memory -- --only avif:1 --runs 3` and `--only avif:4 --runs 2`, then a full run): 1 MP
- * 84.4-92.9 (before: 84.3-86.4), 4 MP 166.2-169.2 (before: 158.3-167.3). Downscales: remeasured when
- * the lean codec's resampler replaced squoosh resize and JPEGs took power-of-two DCT scales
- * (2026-11-21, the nine `@width` cases with `--runs 2`, then a full run; the largest); before, 42-146 MiB.
- * The full run at 9a261fd also raised avif:4, avif:12 and png>webp:12 (refused cases) to its figures.
- * PNG input: remeasured when the lean codec's libpng replaced squoosh's PNG decoder (2026-11-23,
- * `--runs 2`, the largest run; screenshots and the RGBA wallpaper from scripts/make-screenshots.mjs):
- * before, png>webp:12 278.0 and png>png:1 67.2. The RGBA 3700x2400 wallpaper to WebP (321.3 MiB, the
- * WebP encoder on an image with alpha; 355.3 before) is not here: the model has no alpha term and
- * estimates 167 MiB, which the default budget refuses anyway.
+ * planConversion: route, decode scale, encoder), under the budget it was measured with: `npm run memory`
+ * converts with the default MEMORY_BUDGET_MIB, which also chooses the route, and measures a case the
+ * default refuses again with the budget lifted. Figures: remeasured 2026-11-23 when the row pipeline
+ * (wasm/lean/pipeline.c) took JPEG, PNG and still WebP input to every output, and PNG output went to
+ * libpng row by row where oxipng does not fit: a full `npm run memory` run, the same run's cases a second
+ * time (the larger kept), and `--only` runs on held-out files (LadyBird.jpg at 12 and 16 MP as JPEG, PNG,
+ * lossy, lossless and alpha WebP; scripts/make-screenshots.mjs' screenshots and RGBA wallpaper). The last
+ * number is the file's MiB, which the model charges.
  */
 import { env } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
@@ -29,15 +22,15 @@ import { checkAlphaPlane, estimateMiB, estimateParts, MEMORY_MODEL, planConversi
 import type { ImageHeader } from '../../src/pipeline/sniff'
 import { planGeometry } from '../../src/pipeline/transform'
 
-/** The script's input kinds: WebP lossy (`webp`), lossless (`webpll`) and lossy with alpha (`webpa`). */
-type Input = 'jpeg' | 'pjpeg' | 'png' | 'webp' | 'webpll' | 'webpa'
+/** The script's input kinds: WebP lossy (`webp`), lossless (`webpll`) and lossy with alpha (`webpa`); an RGBA PNG (`pnga`). */
+type Input = 'jpeg' | 'pjpeg' | 'png' | 'pnga' | 'webp' | 'webpll' | 'webpa'
 
 const headerOf = (input: Input, width: number, height: number): ImageHeader => ({
-  format: input === 'png' ? 'png' : input.startsWith('webp') ? 'webp' : 'jpeg',
+  format: input.startsWith('png') ? 'png' : input.startsWith('webp') ? 'webp' : 'jpeg',
   width,
   height,
   orientation: 1,
-  hasAlpha: input === 'webpa',
+  hasAlpha: input === 'webpa' || input === 'pnga',
   frames: 1,
   bitDepth: 8,
   progressive: input === 'pjpeg',
@@ -47,7 +40,7 @@ const headerOf = (input: Input, width: number, height: number): ImageHeader => (
 })
 
 /** The script's input sizes (4:3 phone photos), by megapixels, or a file's [width, height]. */
-const SIZES = { 1: [1152, 864], 2: [1632, 1224], 4: [2304, 1728], 12: [4032, 3024] } as const
+const SIZES = { 1: [1152, 864], 2: [1632, 1224], 4: [2304, 1728], 12: [4032, 3024], 16: [4608, 3456] } as const
 type Size = keyof typeof SIZES | readonly [number, number]
 const SCREENSHOT = [2880, 1800] as const
 const SCREENSHOT_4K = [3840, 2160] as const
@@ -55,74 +48,73 @@ const WALLPAPER = [3700, 2400] as const
 /** scripts/make-screenshots.mjs' RGBA wallpaper, MiB. */
 const WALLPAPER_MIB = 5.5
 
-const LABEL: Record<Input, string> = { jpeg: 'JPEG', pjpeg: 'progressive JPEG', png: 'PNG', webp: 'WebP', webpll: 'lossless WebP', webpa: 'WebP with alpha' }
+const LABEL: Record<Input, string> = { jpeg: 'JPEG', pjpeg: 'progressive JPEG', png: 'PNG', pnga: 'RGBA PNG', webp: 'WebP', webpll: 'lossless WebP', webpa: 'WebP with alpha' }
 
-/** [input, output, MP, output width (undefined: full size), measured MiB, measured with the budget lifted, file MiB (PNG)]. */
-const MEASURED: Array<[Input, OutputFormat, Size, number | undefined, number, boolean, number?]> = [
-  ['jpeg', 'jpeg', 1, undefined, 31.7, false],
-  ['jpeg', 'webp', 1, undefined, 18.0, false],
-  ['jpeg', 'avif', 1, undefined, 92.9, false],
-  ['jpeg', 'png', 1, undefined, 49.3, false],
-  ['jpeg', 'jpeg', 4, undefined, 98.7, false],
-  ['jpeg', 'webp', 4, undefined, 30.4, false],
-  ['jpeg', 'avif', 4, undefined, 170.4, true],
-  ['jpeg', 'png', 4, undefined, 126.6, true],
-  ['jpeg', 'jpeg', 12, undefined, 62.1, false],
-  ['jpeg', 'webp', 12, undefined, 66.7, false],
-  ['jpeg', 'avif', 12, undefined, 377.7, true],
-  ['jpeg', 'png', 12, undefined, 275.4, true],
-  // PNG input through the lean codec's libpng, remeasured with one lean instance per conversion
-  // (2026-11-23, after the lean session; the last number is the file's MiB, which the model charges).
-  ['png', 'webp', 1, undefined, 31.2, false, 1.7],
-  ['png', 'webp', 4, undefined, 63.9, false, 6.9],
-  ['png', 'webp', 12, undefined, 149.4, true, 20.8],
-  ['png', 'jpeg', 1, undefined, 42.6, false, 1.7],
-  ['png', 'jpeg', 4, undefined, 110.0, true, 6.9], // MozJPEG, the route taken then; libjpeg-turbo now
-  ['png', 'jpeg', 12, undefined, 296.5, true, 20.8],
-  ['png', 'png', 1, undefined, 62.5, false, 1.7],
-  ['png', 'webp', 4, 1200, 61.6, false, 6.9],
-  ['png', 'webp', 12, 1600, 136.2, true, 20.8],
-  ['png', 'webp', SCREENSHOT, undefined, 52.9, false, 1.5],
-  ['png', 'webp', SCREENSHOT, 1200, 43.9, false, 1.5],
-  ['png', 'jpeg', SCREENSHOT, undefined, 60.3, false, 1.5],
-  ['png', 'png', SCREENSHOT, undefined, 130.1, true, 1.5],
-  ['png', 'webp', SCREENSHOT_4K, undefined, 71.9, false, 2.2],
-  ['png', 'jpeg', SCREENSHOT_4K, undefined, 173.8, true, 2.2],
-  ['png', 'jpeg', WALLPAPER, undefined, 194.0, true, WALLPAPER_MIB],
-  // After the refit (file-aware PNG term, pixels handed over): the routes the default budget takes now,
-  // and held-out PNGs (Ubuntu-Mate-Cold 4 MP RGB, Float-into-MATE 6.4 MP RGBA opaque).
-  ['png', 'webp', SCREENSHOT_4K, undefined, 72.4, false, 2.2],
-  ['png', 'jpeg', SCREENSHOT_4K, undefined, 84.4, false, 2.2],
-  ['png', 'webp', SCREENSHOT_4K, 1200, 61.9, false, 2.2],
-  ['png', 'jpeg', 4, undefined, 67.9, false, 6.9],
-  ['png', 'webp', 4, undefined, 57.1, false, 4.4],
-  ['png', 'jpeg', 4, undefined, 105.7, false, 4.4],
-  ['png', 'webp', [3200, 2000], undefined, 65.0, false, 3.1],
-  ['png', 'jpeg', [3200, 2000], undefined, 72.0, false, 3.1],
-  ['pjpeg', 'webp', 12, undefined, 80.3, false],
-  ['jpeg', 'jpeg', 1, 800, 28.6, false],
-  ['jpeg', 'webp', 1, 800, 28.8, false],
-  ['jpeg', 'jpeg', 2, 800, 36.9, false],
-  ['jpeg', 'webp', 2, 800, 37.5, false],
-  ['jpeg', 'jpeg', 4, 1200, 63.8, false],
-  ['jpeg', 'webp', 4, 1200, 60.1, false],
-  ['jpeg', 'webp', 4, 2048, 79.9, false],
-  ['jpeg', 'jpeg', 12, 1600, 61.8, false],
-  // Remeasured with the lean session (full run at e563dfd): the resampler's output goes to the encoder by address.
-  ['jpeg', 'webp', 12, 1600, 43.1, false],
-  // WebP input through the lean codec's libwebp decoder (2026-11-23, `--runs 2` and a held-out photo; the largest).
-  ['webp', 'webp', 1, undefined, 21.9, false],
-  ['webp', 'webp', 4, undefined, 35.0, false],
-  ['webp', 'webp', 12, undefined, 75.3, false],
-  ['webp', 'jpeg', 12, undefined, 95.6, false],
-  ['webp', 'webp', 12, 1600, 65.4, false],
-  ['webp', 'jpeg', 12, 1600, 74.4, false],
-  ['webpll', 'webp', 12, undefined, 229.4, true],
-  ['webpll', 'jpeg', 12, undefined, 329.7, true],
-  ['webpa', 'webp', 1, undefined, 60.3, false],
-  ['webpa', 'webp', 4, undefined, 167.8, false],
-  ['webpa', 'webp', 12, undefined, 470.5, true],
-  ['webpa', 'png', 4, undefined, 168.9, true],
+/** [input, output, MP, output width (undefined: full size), measured MiB, measured with the budget lifted, file MiB]. */
+const MEASURED: Array<[Input, OutputFormat, Size, number | undefined, number, boolean, number]> = [
+  // The full run's photos (Wood.jpg: JPEG 0.18, 0.36, 0.70 and 2.0 MiB at 1, 2, 4 and 12 MP; PNG 20.8 MiB at 12 MP).
+  ['jpeg', 'jpeg', 1, undefined, 29.5, false, 0.18],
+  ['jpeg', 'webp', 1, undefined, 17.3, false, 0.18],
+  ['jpeg', 'avif', 1, undefined, 85.1, false, 0.18],
+  ['jpeg', 'png', 1, undefined, 50.5, false, 0.18],
+  ['jpeg', 'jpeg', 4, undefined, 84.8, false, 0.7],
+  ['jpeg', 'webp', 4, undefined, 32.0, false, 0.7],
+  ['jpeg', 'avif', 4, undefined, 169.1, true, 0.7],
+  ['jpeg', 'png', 4, undefined, 24.1, false, 0.7],
+  ['jpeg', 'jpeg', 12, undefined, 62.0, false, 2.0],
+  ['jpeg', 'webp', 12, undefined, 49.9, false, 2.0],
+  ['jpeg', 'avif', 12, undefined, 379.8, true, 2.0],
+  ['jpeg', 'png', 12, undefined, 61.9, false, 2.0],
+  ['png', 'webp', 12, undefined, 88.5, false, 20.8],
+  ['png', 'jpeg', 12, undefined, 103.6, false, 20.8],
+  ['pjpeg', 'webp', 12, undefined, 79.4, false, 2.0],
+  ['jpeg', 'jpeg', 1, 800, 21.0, false, 0.18],
+  ['jpeg', 'webp', 1, 800, 15.5, false, 0.18],
+  ['jpeg', 'jpeg', 2, 800, 21.9, false, 0.36],
+  ['jpeg', 'webp', 2, 800, 14.5, false, 0.36],
+  ['jpeg', 'jpeg', 4, 1200, 34.1, false, 0.7],
+  ['jpeg', 'webp', 4, 1200, 20.5, false, 0.7],
+  ['jpeg', 'webp', 4, 2048, 28.5, false, 0.7],
+  ['jpeg', 'jpeg', 12, 1600, 54.9, false, 2.0],
+  ['jpeg', 'webp', 12, 1600, 28.7, false, 2.0],
+  // Held out: LadyBird.jpg made into a 12 and a 16 MP JPEG (0.87, 1.04 MiB), PNG (19.1, 22.6 MiB), lossy
+  // WebP (0.24, 0.29 MiB), lossless and alpha WebP at 12 MP (5.3, 0.24 MiB).
+  ['png', 'png', 12, undefined, 74.8, false, 19.1],
+  ['png', 'jpeg', 12, undefined, 93.9, false, 19.1],
+  ['png', 'webp', 12, undefined, 78.7, false, 19.1],
+  ['png', 'png', 16, undefined, 81.6, false, 22.6],
+  ['png', 'jpeg', 16, undefined, 111.5, false, 22.6],
+  ['png', 'webp', 16, undefined, 89.7, false, 22.6],
+  ['png', 'png', 16, 1600, 69.9, false, 22.6],
+  ['png', 'jpeg', 16, 1600, 102.6, false, 22.6],
+  ['jpeg', 'png', 16, undefined, 36.8, false, 1.04],
+  ['jpeg', 'jpeg', 16, undefined, 60.2, false, 1.04],
+  ['jpeg', 'webp', 16, undefined, 40.8, false, 1.04],
+  ['jpeg', 'png', 16, 1600, 80.5, false, 1.04],
+  ['jpeg', 'jpeg', 16, 1600, 45.4, false, 1.04],
+  ['webp', 'png', 12, undefined, 40.9, false, 0.24],
+  ['webp', 'jpeg', 12, undefined, 64.1, false, 0.24],
+  ['webp', 'webp', 12, undefined, 40.2, false, 0.24],
+  ['webp', 'png', 16, undefined, 47.7, false, 0.29],
+  ['webp', 'jpeg', 16, undefined, 80.7, false, 0.29],
+  ['webp', 'webp', 16, undefined, 39.0, false, 0.29],
+  ['webp', 'png', 16, 1600, 96.7, false, 0.29],
+  ['webp', 'jpeg', 16, 1600, 64.6, false, 0.29],
+  ['webpa', 'webp', 12, undefined, 158.7, true, 0.24],
+  ['webpa', 'png', 12, undefined, 69.1, false, 0.24],
+  ['webpll', 'jpeg', 12, undefined, 293.2, true, 5.3],
+  ['webpll', 'webp', 12, 1600, 90.4, false, 5.3],
+  // Screenshots (RGB, 1.5 and 2.2 MiB) and the RGBA wallpaper (5.5 MiB).
+  ['png', 'png', SCREENSHOT, undefined, 26.0, false, 1.5],
+  ['png', 'jpeg', SCREENSHOT, undefined, 37.3, false, 1.5],
+  ['png', 'webp', SCREENSHOT, undefined, 35.2, false, 1.5],
+  ['png', 'png', SCREENSHOT_4K, undefined, 30.9, false, 2.2],
+  ['png', 'jpeg', SCREENSHOT_4K, undefined, 44.9, false, 2.2],
+  ['png', 'webp', SCREENSHOT_4K, undefined, 40.7, false, 2.2],
+  ['pnga', 'png', WALLPAPER, undefined, 51.0, false, WALLPAPER_MIB],
+  ['pnga', 'jpeg', WALLPAPER, undefined, 56.3, false, WALLPAPER_MIB],
+  // A photo PNG at a screenshot's size (Storm.jpg, 7.5 MiB).
+  ['png', 'jpeg', SCREENSHOT, undefined, 47.1, false, 7.5],
 ]
 
 function planOf(input: Input, format: OutputFormat, mp: Size, width: number | undefined, lifted: boolean, fileMiB?: number, options: { lossless?: boolean } = {}) {
@@ -142,26 +134,45 @@ describe('memory model', () => {
       // A WebP with alpha is transparent: a lossy WebP of it is charged its alpha plane once decoded.
       const settings = encodeSettings(format, {}, plan.width * plan.height, true)
       const lifts = { ...limitsOf(env), memoryBudgetMiB: 100_000 }
-      expect(checkAlphaPlane(plan, settings, input === 'webpa', estimateMiB(plan), lifts)).toBeGreaterThanOrEqual(measured)
+      expect(checkAlphaPlane(plan, settings, input === 'webpa' || input === 'pnga', estimateMiB(plan), lifts)).toBeGreaterThanOrEqual(measured)
     })
   }
 
-  // RGBA PNGs with transparency (Gulp.png resized; Dune.jpg with a wave of alpha; Storm.jpg in a soft
-  // circle, held out), measured 2026-11-23 with the lean PNG decoder: lossy WebP adds libwebp's alpha plane
-  // once the pixels show transparency, lossless WebP its own coder.
-  for (const [size, measured, fileMiB] of [[[1152, 864], 73.7, 0.85], [[1632, 1224], 102.4, 5.9], [[2000, 1500], 126.0, 5.7], [[2304, 1728], 155.3, 3.1]] as const) {
+  // RGBA PNGs with transparency (Gulp.png and Dune.jpg with a wave of alpha, resized), through the row
+  // pipeline: lossy WebP adds libwebp's alpha plane once a row shows transparency, lossless WebP its own coder.
+  for (const [size, measured, fileMiB] of [[[1152, 864], 71.8, 0.85], [[1632, 1224], 103.4, 5.9], [[2304, 1728], 141.8, 3.1]] as const) {
     it(`estimates at least the measured ${measured} MiB for a transparent ${size.join('x')} PNG to lossy WebP`, () => {
-      const plan = planOf('png', 'webp', size, undefined, true, fileMiB)
+      const plan = planOf('pnga', 'webp', size, undefined, true, fileMiB)
       const lifted = { ...limitsOf(env), memoryBudgetMiB: 100_000 }
       expect(checkAlphaPlane(plan, encodeSettings('webp', {}, plan.width * plan.height, true), true, estimateMiB(plan), lifted)).toBeGreaterThanOrEqual(measured)
     })
   }
 
-  for (const [size, measured, fileMiB] of [[[1152, 864], 64.9, 0.85], [[2000, 1500], 122.7, 5.7]] as const) {
+  for (const [size, measured, fileMiB] of [[[1152, 864], 66.0, 0.85], [[1632, 1224], 111.6, 5.9]] as const) {
     it(`estimates at least the measured ${measured} MiB for a ${size.join('x')} RGBA PNG to lossless WebP`, () => {
-      expect(estimateMiB(planOf('png', 'webp', size, undefined, true, fileMiB, { lossless: true }))).toBeGreaterThanOrEqual(measured)
+      expect(estimateMiB(planOf('pnga', 'webp', size, undefined, false, fileMiB, { lossless: true }))).toBeGreaterThanOrEqual(measured)
     })
   }
+
+  it('charges an Adam7 PNG, decoded whole, and a turned JPEG, collected once', () => {
+    // Storm.jpg at 12 MP: an interlaced PNG (17.2 MiB) to PNG 113.3 MiB (budget lifted) and to 1600 px WebP 106.2;
+    // an EXIF-6 JPEG (0.53 MiB) to 1600 px WebP 67.8 and to PNG 71.4.
+    const lifted = { ...limitsOf(env), memoryBudgetMiB: 100_000 }
+    const interlaced = (format: OutputFormat, width?: number, limits = limitsOf(env)) => {
+      const geometry = planGeometry(4032, 3024, { width, height: undefined, fit: 'inside', enlarge: false })
+      const header = { ...headerOf('png', 4032, 3024), progressive: true, fileBytes: 17.2 * 2 ** 20 }
+      return planConversion(header, format, geometry, encodeSettings(format, {}, geometry.canvas.width * geometry.canvas.height, true), limits)
+    }
+    expect(estimateMiB(interlaced('png', undefined, lifted))).toBeGreaterThanOrEqual(113.3)
+    expect(estimateMiB(interlaced('webp', 1600))).toBeGreaterThanOrEqual(106.2)
+    const turned = (format: OutputFormat, width?: number) => {
+      const geometry = planGeometry(3024, 4032, { width, height: undefined, fit: 'inside', enlarge: false })
+      const header = { ...headerOf('jpeg', 4032, 3024), orientation: 6, fileBytes: 0.53 * 2 ** 20 }
+      return planConversion(header, format, geometry, encodeSettings(format, {}, geometry.canvas.width * geometry.canvas.height, true), limitsOf(env))
+    }
+    expect(estimateMiB(turned('webp', 1600))).toBeGreaterThanOrEqual(67.8)
+    expect(estimateMiB(turned('png'))).toBeGreaterThanOrEqual(71.4)
+  })
 
   it('charges the alpha plane only for lossy WebP of pixels that are transparent', () => {
     const plan = planOf('png', 'webp', 4, undefined, false)
@@ -171,11 +182,24 @@ describe('memory model', () => {
     expect(() => checkAlphaPlane(plan, lossy, true, 84, limitsOf(env))).toThrow(/transparency/)
   })
 
-  it('fits a 12 MP phone photo to WebP and to JPEG at full size in the default budget, in one pass', () => {
-    for (const format of ['webp', 'jpeg'] as const) {
+  it('fits a 12 MP phone photo to WebP, JPEG and PNG at full size in the default budget, row by row or in one pass', () => {
+    for (const format of ['webp', 'jpeg', 'png'] as const) {
       const plan = planOf('jpeg', format, 12, undefined, false)
-      expect(plan.route).toBe(format === 'webp' ? 'jpeg-to-webp' : 'jpeg-to-jpeg')
+      expect(plan.route).toBe(format === 'jpeg' ? 'jpeg-to-jpeg' : 'rows')
       expect(estimateMiB(plan)).toBeLessThanOrEqual(limitsOf(env).memoryBudgetMiB)
+    }
+  })
+
+  it('fits every input the row pipeline reads, at 16 MP, to JPEG, WebP and PNG, full size and 1600 px', () => {
+    // A photo PNG of 22.6 MiB (the body limit is 25 MiB), a JPEG and a lossy WebP as sharp writes them.
+    const files: Array<[Input, number]> = [['png', 22.6], ['jpeg', 1.5], ['webp', 0.5]]
+    for (const [input, fileMiB] of files) {
+      for (const format of ['jpeg', 'webp', 'png'] as const) {
+        for (const width of [undefined, 1600]) {
+          const plan = planOf(input, format, 16, width, false, fileMiB)
+          expect(estimateMiB(plan), `${input} to ${format} at ${width ?? 'full size'}`).toBeLessThanOrEqual(limitsOf(env).memoryBudgetMiB)
+        }
+      }
     }
   })
 
@@ -186,10 +210,10 @@ describe('memory model', () => {
     }
   })
 
-  it('fits a 12 MP lossy WebP to WebP and to JPEG, at full size in one pass and at 1600 px shrunk while decoding, in the default budget', () => {
+  it('fits a 12 MP lossy WebP to WebP and to JPEG, at full size (its YUV planes) and at 1600 px shrunk while decoding, in the default budget', () => {
     for (const format of ['webp', 'jpeg'] as const) {
       const plan = planOf('webp', format, 12, undefined, false)
-      expect(plan.route).toBe(`webp-to-${format}`)
+      expect(plan.route).toBe(format === 'webp' ? 'webp-to-webp' : 'rows')
       expect(estimateMiB(plan)).toBeLessThanOrEqual(limitsOf(env).memoryBudgetMiB)
       const smaller = planOf('webp', format, 12, 1600, false)
       expect(smaller.scale).toBe(4)

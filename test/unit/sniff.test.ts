@@ -328,6 +328,12 @@ describe('readHeader: PNG', () => {
     })
   })
 
+  it('marks an Adam7-interlaced PNG progressive: the row pipeline decodes it whole, and the plan charges that', () => {
+    const interlaced = (interlace: number) => bytes(PNG_SIGNATURE, ihdr(64, 48, 8, 2, interlace), pngChunk('IDAT', [0x78, 0x9c, 0x03, 0x00]), pngChunk('IEND'))
+    expect(readHeader(interlaced(1)).progressive).toBe(true)
+    expect(readHeader(interlaced(0)).progressive).toBe(false)
+  })
+
   it('reads a 65536x65536 header (2^32 pixels) without overflowing', () => {
     const header = readHeader(png({ width: 65536, height: 65536, bitDepth: 1, colourType: 0 }))
     expect(header.width * header.height).toBe(2 ** 32)

@@ -85,9 +85,11 @@ for dir in src/enc src/dsp src/utils sharpyuv; do
   done
 done
 jobs+=("$here/lean.c|-I$jpeg ${webp_flags[*]}")
-for name in png pngerror pngget pngmem pngread pngrio pngrtran pngrutil pngset pngtrans; do jobs+=("$png/$name.c|-I$zlib"); done
-for name in adler32 crc32 inffast inflate inftrees zutil; do jobs+=("$zlib/$name.c|"); done
+for name in png pngerror pngget pngmem pngread pngrio pngrtran pngrutil pngset pngtrans pngwrite pngwio pngwtran pngwutil; do jobs+=("$png/$name.c|-I$zlib"); done
+for name in adler32 crc32 inffast inflate inftrees zutil deflate trees; do jobs+=("$zlib/$name.c|"); done
 jobs+=("$here/png.c|-I$png -I$zlib")
+jobs+=("$here/sink_png.c|-I$png -I$zlib")
+jobs+=("$here/pipeline.c|")
 jobs+=("$here/resample.c|")
 # libwebp's decoder for WebP input (webp_dec.c); what it uses of src/dsp and src/utils is built above.
 for f in "$webp"/src/dec/*.c; do jobs+=("$f|${webp_flags[*]}"); done

@@ -1,14 +1,17 @@
 /*
- * imgedge's lean JPEG/WebP codec: libjpeg-turbo and libwebp in one WebAssembly module, driven row by
- * row so that a large photo never exists as a whole RGBA buffer.
+ * imgedge's lean codec, its JPEG and WebP encoding side: libjpeg-turbo and libwebp in one WebAssembly
+ * module (with libpng: png.c, sink_png.c; libwebp's decoder: webp_dec.c), driven row by row so that a
+ * large photo never exists as a whole RGBA buffer. The row pipeline (pipeline.c) pulls rows through
+ * transforms into the sinks here (jpeg_sink, webp_sink); this file also has the JPEG source (jpeg_rows)
+ * and the same-size routes that keep their own loops.
  *
  * Why it exists (docs/memory.md): the one-shot jSquash codecs hold a decoded 12 MP photo several times
  * over (decoder memory, the RGBA copy handed to JS, the encoder's copy of it, the encoder's own
  * planes), 240-310 MiB, while a Worker isolate has 128 MB. Here:
  *   - decoding can scale by N/8 in the DCT (libjpeg's scaled IDCT), so a downscale starts small;
- *   - JPEG -> WebP writes decoded rows straight into the encoder's YUV 4:2:0 planes (1.5 B/px);
- *   - JPEG -> JPEG streams rows from the decompressor into the compressor when nothing turns the image;
- *   - the EXIF orientation is applied while rows are written, never as a second pass over a copy.
+ *   - rows go straight into the WebP encoder's YUV 4:2:0 planes (1.5 B/px) or the JPEG compressor;
+ *   - JPEG -> JPEG streams RGB rows from the decompressor into the compressor when nothing turns the image;
+ *   - a turned JPEG to WebP has each pixel written where it lands in the planes, with no copy.
  *
  * One instance serves one request and is then dropped (wasm/lean.ts), so the state below is global,
  * and an error does not unwind: `fail` (a JS import) throws, and the instance is abandoned.
@@ -21,6 +24,7 @@
 
 #include "jpeglib.h"
 #include "lean.h"
+#include "pipeline.h"
 #include "src/dsp/yuv.h"
 #include "src/webp/encode.h"
 
@@ -168,6 +172,37 @@ EXPORT(jd_decode) uint8_t *jd_decode(int orientation) {
   return pixels;
 }
 
+/* ---------------------------------------------------------------- JPEG as a row source */
+
+typedef struct {
+  Rows rows;
+  uint8_t *row;
+} JpegRows;
+
+static const uint8_t *jpeg_next(Rows *self) {
+  JpegRows *j = (JpegRows *)self;
+  if (in.output_scanline >= in.output_height) fail("no more JPEG rows");
+  jpeg_read_scanlines(&in, &j->row, 1);
+  return j->row;
+}
+
+/* A pipeline may stop pulling before the last row (a crop): the decompressor is destroyed, not finished. */
+static void jpeg_close(Rows *self) {
+  if (in_open) jpeg_destroy_decompress(&in);
+  in_open = 0;
+  free(((JpegRows *)self)->row);
+  free(self);
+}
+
+/* The started (RGBA) image's rows as the file stores them (rows_orient turns them), from the decompressor. */
+Rows *jpeg_rows(void) {
+  if (in.out_color_space != JCS_EXT_RGBA) fail("the JPEG source needs RGBA rows");
+  JpegRows *j = (JpegRows *)rows_stage(sizeof(JpegRows), (int)in.output_width, (int)in.output_height, jpeg_next, jpeg_close);
+  j->row = lean_alloc((size_t)in.output_width * 4);
+  j->rows.grey = in.num_components == 1;
+  return &j->rows;
+}
+
 /* ---------------------------------------------------------------- JPEG -> WebP */
 
 static WebPPicture picture;
@@ -201,40 +236,6 @@ static void flush_chroma(ChromaLine *acc, int transposed) {
   acc->line = -1;
 }
 
-/*
- * An upright image, two rows at a time: libwebp's SIMD converters for Y and for U/V from summed 2x2
- * cells. The sums are plain (as flush_chroma's), so both paths write the same planes. A last odd row
- * is passed as both rows and a last odd column counted twice: every cell sums four samples.
- */
-static void upright_to_yuv(int w, int h) {
-  const int cells = (w + 1) / 2;
-  uint16_t *sums = lean_alloc((size_t)cells * 4 * sizeof *sums);
-  JSAMPROW rows[2] = {lean_alloc((size_t)w * 3), lean_alloc((size_t)w * 3)};
-  WebPInitConvertARGBToYUV();
-  for (int y = 0; y < h; y += 2) {
-    jpeg_read_scanlines(&in, &rows[0], 1);
-    const uint8_t *a = rows[0], *b = a;
-    if (y + 1 < h) {
-      jpeg_read_scanlines(&in, &rows[1], 1);
-      b = rows[1];
-      WebPConvertRGB24ToY(b, picture.y + (size_t)(y + 1) * picture.y_stride, w);
-    }
-    WebPConvertRGB24ToY(a, picture.y + (size_t)y * picture.y_stride, w);
-    for (int i = 0; i < w / 2; i++) {
-      const uint8_t *pa = a + 6 * i, *pb = b + 6 * i;
-      for (int k = 0; k < 3; k++) sums[4 * i + k] = (uint16_t)(pa[k] + pa[k + 3] + pb[k] + pb[k + 3]);
-    }
-    if (w & 1) {
-      const uint8_t *pa = a + 3 * (w - 1), *pb = b + 3 * (w - 1);
-      for (int k = 0; k < 3; k++) sums[4 * (cells - 1) + k] = (uint16_t)(2 * (pa[k] + pb[k]));
-    }
-    WebPConvertRGBA32ToUV(sums, picture.u + (size_t)(y / 2) * picture.uv_stride, picture.v + (size_t)(y / 2) * picture.uv_stride, cells);
-  }
-  free(rows[0]);
-  free(rows[1]);
-  free(sums);
-}
-
 WebPPicture *lean_yuv_picture(int width, int height) {
   if (!WebPPictureInit(&picture)) fail("libwebp version mismatch");
   picture.use_argb = 0;
@@ -246,19 +247,17 @@ WebPPicture *lean_yuv_picture(int width, int height) {
 }
 
 /**
- * Decode the (started, RGB) image into the encoder's YUV 4:2:0 planes, upright. The decode step of
- * JPEG -> WebP; the RGB data only ever exists a row or two at a time.
+ * Decode the (started, RGB) image that the EXIF orientation turns or flips into the encoder's YUV 4:2:0
+ * planes, upright: each pixel is written where it lands, so the RGB data only ever exists a row at a
+ * time. The decode step of JPEG -> WebP for a turned photo; an upright one goes through the pipeline.
  */
 EXPORT(jd_to_yuv) void jd_to_yuv(int orientation) {
+  if (in.out_color_space != JCS_RGB) fail("the JPEG needs RGB rows");
   const int w = (int)in.output_width, h = (int)in.output_height;
   const Placement p = placement(orientation, w, h);
   const int transposed = transposes(orientation);
   lean_yuv_picture(p.width, p.height);
-  if (upright(orientation)) {
-    upright_to_yuv(w, h);
-    jd_finish();
-    return;
-  }
+  if (upright(orientation)) fail("an upright JPEG goes through the row pipeline");
 
   ChromaLine acc;
   acc.cells = transposed ? (p.height + 1) / 2 : (p.width + 1) / 2;
@@ -296,6 +295,107 @@ EXPORT(jd_to_yuv) void jd_to_yuv(int orientation) {
   jd_finish();
 }
 
+/* ---------------------------------------------------------------- WebP as a row sink */
+
+/* An alpha plane of the sink's own (WebPPictureFree does not know it): allocated at the first transparent pixel. */
+static uint8_t *alpha_plane;
+
+static int opaque(const uint8_t *row, int width) {
+  for (int x = 0; x < width; x++)
+    if (row[4 * x + 3] != 255) return 0;
+  return 1;
+}
+
+static void put_alpha(const uint8_t *row, int y) {
+  const int w = picture.width;
+  if (!alpha_plane) {
+    if (opaque(row, w)) return;
+    alpha_plane = lean_alloc((size_t)w * picture.height);
+    memset(alpha_plane, 255, (size_t)w * y);
+    picture.a = alpha_plane;
+    picture.a_stride = w;
+    picture.colorspace = WEBP_YUV420A;
+  }
+  for (int x = 0; x < w; x++) alpha_plane[(size_t)y * w + x] = row[4 * x + 3];
+}
+
+static void put_y(const uint8_t *row, int y) {
+  uint8_t *out = picture.y + (size_t)y * picture.y_stride;
+  for (int x = 0; x < picture.width; x++) out[x] = (uint8_t)VP8RGBToY(row[4 * x], row[4 * x + 1], row[4 * x + 2], YUV_HALF);
+}
+
+/*
+ * Rows into the lossy encoder's YUV 4:2:0 planes, two at a time: U and V from the plain sums of each 2x2
+ * cell (libwebp's converter). A last odd row counts twice, as does a last odd column: every cell sums four samples.
+ */
+static void rows_to_yuv(Rows *in) {
+  const int w = in->width, h = in->height, cells = (w + 1) / 2;
+  uint16_t *sums = lean_alloc((size_t)cells * 4 * sizeof *sums);
+  uint8_t *first = lean_alloc((size_t)w * 4);
+  WebPInitConvertARGBToYUV();
+  for (int y = 0; y < h; y += 2) {
+    /* The first row is copied: the second call to next() may reuse the source's row. */
+    memcpy(first, in->next(in), (size_t)w * 4);
+    const uint8_t *a = first, *b = y + 1 < h ? in->next(in) : first;
+    put_y(a, y);
+    if (in->alpha) put_alpha(a, y);
+    if (b != a) {
+      put_y(b, y + 1);
+      if (in->alpha) put_alpha(b, y + 1);
+    }
+    for (int i = 0; i < w / 2; i++) {
+      const uint8_t *pa = a + 8 * i, *pb = b + 8 * i;
+      for (int k = 0; k < 3; k++) sums[4 * i + k] = (uint16_t)(pa[k] + pa[k + 4] + pb[k] + pb[k + 4]);
+    }
+    if (w & 1) {
+      const uint8_t *pa = a + 4 * (w - 1), *pb = b + 4 * (w - 1);
+      for (int k = 0; k < 3; k++) sums[4 * (cells - 1) + k] = (uint16_t)(2 * (pa[k] + pb[k]));
+    }
+    WebPConvertRGBA32ToUV(sums, picture.u + (size_t)(y / 2) * picture.uv_stride, picture.v + (size_t)(y / 2) * picture.uv_stride, cells);
+  }
+  free(first);
+  free(sums);
+}
+
+/* Rows into the lossless encoder's ARGB picture. Returns 1 if a pixel is transparent. */
+static int rows_to_argb(Rows *in) {
+  int transparent = 0;
+  for (int y = 0; y < in->height; y++) {
+    const uint8_t *row = in->next(in);
+    uint32_t *out = picture.argb + (size_t)y * picture.argb_stride;
+    for (int x = 0; x < in->width; x++) {
+      const uint8_t *p = row + 4 * x;
+      out[x] = (uint32_t)p[3] << 24 | (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+      transparent |= p[3] != 255;
+    }
+  }
+  return transparent;
+}
+
+/*
+ * Pull every row of `in` into the encoder's picture: YUV 4:2:0 planes (and an alpha plane once a pixel
+ * is transparent) for lossy, ARGB for lossless. webp_encode then encodes it. Returns 1 if any pixel is
+ * transparent (lossy WebP's alpha plane needs memory of its own when it is encoded).
+ */
+int webp_sink(Rows *in, int lossless) {
+  int transparent;
+  alpha_plane = NULL;
+  if (lossless) {
+    if (!WebPPictureInit(&picture)) fail("libwebp version mismatch");
+    picture.use_argb = 1;
+    picture.width = in->width;
+    picture.height = in->height;
+    if (!WebPPictureAlloc(&picture)) fail("out of memory");
+    transparent = rows_to_argb(in);
+  } else {
+    lean_yuv_picture(in->width, in->height);
+    rows_to_yuv(in);
+    transparent = alpha_plane != NULL;
+  }
+  in->close(in);
+  return transparent;
+}
+
 static WebPMemoryWriter writer;
 
 /**
@@ -316,6 +416,8 @@ EXPORT(webp_encode) size_t webp_encode(float quality, int method, int low_memory
   picture.custom_ptr = &writer;
   if (!WebPEncode(&config, &picture)) fail(picture.error_code == VP8_ENC_ERROR_OUT_OF_MEMORY ? "out of memory" : "WebP encoding failed");
   WebPPictureFree(&picture);
+  free(alpha_plane);
+  alpha_plane = NULL;
   output = writer.mem;
   output_size = writer.size;
   return output_size;
@@ -402,5 +504,26 @@ EXPORT(jd_to_jpeg) size_t jd_to_jpeg(int orientation, int quality, int progressi
   }
   free(row);
   jd_finish();
+  return finish_compress();
+}
+
+/**
+ * Pull every row of `in` (opaque: flattened before, when it had alpha) into libjpeg-turbo's compressor:
+ * grey rows as a greyscale JPEG, others as YCbCr 4:2:0. Returns the size; the bytes are at lean_output().
+ */
+size_t jpeg_sink(Rows *in, int quality, int progressive, int optimize) {
+  const int grey = in->grey;
+  start_compress(in->width, in->height, grey ? 1 : 4, grey ? JCS_GRAYSCALE : JCS_EXT_RGBA, quality, progressive, optimize);
+  JSAMPROW packed = grey ? lean_alloc((size_t)in->width) : NULL;
+  while (out.next_scanline < out.image_height) {
+    const uint8_t *row = in->next(in);
+    if (grey) {
+      for (int x = 0; x < in->width; x++) packed[x] = row[4 * x];
+    }
+    JSAMPROW rows = grey ? packed : (JSAMPROW)row;
+    jpeg_write_scanlines(&out, &rows, 1);
+  }
+  free(packed);
+  in->close(in);
   return finish_compress();
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "lean.h"
+#include "pipeline.h"
 #include "png.h"
 
 /* iCCP, zTXt and iTXt are inflated into memory before they are dropped; larger ones are skipped. */
@@ -25,7 +26,7 @@ static png_structp png;
 static png_infop info;
 static const uint8_t *file;
 static size_t file_size, file_at;
-static int width, height, passes, next_row;
+static int width, height, passes, next_row, grey, alpha;
 /* Adam7: the whole image, decoded on the first pd_read_rows that does not take it all at once. */
 static uint8_t *deinterlaced;
 
@@ -40,14 +41,22 @@ static void on_png_warning(png_structp p, png_const_charp message) {
   (void)message;
 }
 
+/* The file's bytes, from the instance's memory or, without it there, from JS (the request body, read in place). */
+__attribute__((import_module("env"), import_name("read_input"))) void js_read_input(uint8_t *out, size_t length, size_t at);
+
 static void read_file(png_structp p, png_bytep out, size_t length) {
   if (length > file_size - file_at) png_error(p, "the file ends early");
-  memcpy(out, file + file_at, length);
+  if (file) {
+    memcpy(out, file + file_at, length);
+  } else {
+    js_read_input(out, length, file_at);
+  }
   file_at += length;
 }
 
 /**
- * Read the header of `len` bytes of PNG at `data` (which must stay alive while decoding) and set up
+ * Read the header of `len` bytes of PNG at `data` (which must stay alive while decoding; NULL: the bytes
+ * are read from JS as libpng asks for them, so the file is never copied into the instance) and set up
  * 8-bit RGBA output. `max_width` x `max_height` is the size the caller checked: libpng refuses an IHDR
  * larger than that. Returns the number of Adam7 passes (1 or 7); the size via pd_width/pd_height.
  */
@@ -66,6 +75,9 @@ EXPORT(pd_open) int pd_open(const uint8_t *data, size_t len, int max_width, int 
    * are checked, the zlib stream's own checksum is not. */
   png_set_option(png, PNG_IGNORE_ADLER32, PNG_OPTION_ON);
   png_read_info(png, info);
+  const int type = png_get_color_type(png, info);
+  grey = !(type & PNG_COLOR_MASK_COLOR);
+  alpha = (type & PNG_COLOR_MASK_ALPHA) || png_get_valid(png, info, PNG_INFO_tRNS);
 
   png_set_expand(png); /* palette -> RGB, grey below 8 bits -> 8, tRNS -> alpha */
   png_set_strip_16(png);
@@ -129,4 +141,32 @@ EXPORT(pd_decode) uint8_t *pd_decode(void) {
   pd_read_rows(pixels, height);
   pd_close();
   return pixels;
+}
+
+/* ---------------------------------------------------------------- as a row source */
+
+typedef struct {
+  Rows rows;
+  uint8_t *row;
+} PngRows;
+
+static const uint8_t *png_next(Rows *self) {
+  uint8_t *row = ((PngRows *)self)->row;
+  pd_read_rows(row, 1);
+  return row;
+}
+
+static void png_close(Rows *self) {
+  pd_close();
+  free(((PngRows *)self)->row);
+  free(self);
+}
+
+/* The opened PNG's rows, as they come out of the inflater (Adam7: out of the image decoded once, see pd_read_rows). */
+Rows *png_rows(void) {
+  PngRows *p = (PngRows *)rows_stage(sizeof(PngRows), width, height, png_next, png_close);
+  p->row = lean_alloc((size_t)width * 4);
+  p->rows.grey = grey;
+  p->rows.alpha = alpha;
+  return &p->rows;
 }

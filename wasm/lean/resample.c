@@ -15,6 +15,7 @@
 #include <wasm_simd128.h>
 
 #include "lean.h"
+#include "pipeline.h"
 
 /* The source pixels that make one output pixel along one axis: `count` taps from `first`. */
 typedef struct {
@@ -137,55 +138,93 @@ static void floats_to_row(const v128_t *in, int width, int premultiply, uint8_t 
   }
 }
 
+/* The resampler as a row stage: source rows are pulled as the next output row's window needs them. */
+typedef struct {
+  Rows rows;
+  Rows *in;
+  Filter across, down;
+  int premultiply, ring, ready, y;
+  v128_t *source_row, *ring_rows, *sum;
+  uint8_t *out;
+} Resizer;
+
+static const uint8_t *resize_next(Rows *self) {
+  Resizer *r = (Resizer *)self;
+  const int out_width = self->width;
+  const Window w = r->down.windows[r->y];
+  const float *weight = r->down.weights + (size_t)r->y * r->down.stride;
+  r->y++;
+  /* Ring slot k holds source row k (mod ring) filtered across; windows only move down, so rows are pulled in order. */
+  for (; r->ready < w.first + w.count; r->ready++) {
+    const uint8_t *row = r->in->next(r->in);
+    if (r->ready < w.first) continue;
+    row_to_floats(row, r->in->width, r->premultiply, r->source_row);
+    filter_row(r->source_row, &r->across, out_width, r->ring_rows + (size_t)(r->ready % r->ring) * out_width);
+  }
+  v128_t *sum = r->sum;
+  /* Two ring rows a pass over the output row, so each pass reads and writes `sum` once for two taps. */
+  int k = 0;
+  if (w.count % 2) {
+    const v128_t *row = r->ring_rows + (size_t)(w.first % r->ring) * out_width;
+    const v128_t wk = wasm_f32x4_splat(weight[0]);
+    for (int x = 0; x < out_width; x++) sum[x] = wasm_f32x4_mul(row[x], wk);
+    k = 1;
+  } else {
+    memset(sum, 0, sizeof(v128_t) * (size_t)out_width);
+  }
+  for (; k < w.count; k += 2) {
+    const v128_t *a = r->ring_rows + (size_t)((w.first + k) % r->ring) * out_width;
+    const v128_t *b = r->ring_rows + (size_t)((w.first + k + 1) % r->ring) * out_width;
+    const v128_t wa = wasm_f32x4_splat(weight[k]);
+    const v128_t wb = wasm_f32x4_splat(weight[k + 1]);
+    for (int x = 0; x < out_width; x++) sum[x] = wasm_f32x4_add(sum[x], wasm_f32x4_add(wasm_f32x4_mul(a[x], wa), wasm_f32x4_mul(b[x], wb)));
+  }
+  floats_to_row(sum, out_width, r->premultiply, r->out);
+  return r->out;
+}
+
+static void resize_close(Rows *self) {
+  Resizer *r = (Resizer *)self;
+  r->in->close(r->in);
+  free(r->out);
+  free(r->sum);
+  free(r->ring_rows);
+  free(r->source_row);
+  free_filter(r->across);
+  free_filter(r->down);
+  free(self);
+}
+
+/**
+ * `in` resampled to `width` x `height` with Lanczos3; `premultiply` weights colour by alpha (for images
+ * with transparency). Beyond its input's rows it holds one float source row, the ring (taps x output
+ * width floats) and the weights.
+ */
+Rows *rows_resize(Rows *in, int width, int height, int premultiply) {
+  if (width == in->width && height == in->height) return in;
+  Resizer *r = (Resizer *)rows_stage(sizeof(Resizer), width, height, resize_next, resize_close);
+  r->in = in;
+  r->rows.alpha = in->alpha;
+  r->rows.grey = in->grey;
+  r->premultiply = premultiply;
+  r->across = plan(in->width, width);
+  r->down = plan(in->height, height);
+  r->ring = r->down.stride;
+  r->source_row = lean_alloc(sizeof(v128_t) * (size_t)in->width);
+  r->ring_rows = lean_alloc(sizeof(v128_t) * (size_t)width * r->ring);
+  r->sum = lean_alloc(sizeof(v128_t) * (size_t)width);
+  r->out = lean_alloc((size_t)width * 4);
+  return &r->rows;
+}
+
 /**
  * Resample `width` x `height` RGBA pixels at `rgba` (allocated with lean_alloc, freed here) to
  * `out_width` x `out_height` with Lanczos3; `premultiply` weights colour by alpha (for images with
  * transparency). Returns the output's size; the pixels are at lean_output().
  */
 EXPORT(resize_rgba) size_t resize_rgba(uint8_t *rgba, int width, int height, int out_width, int out_height, int premultiply) {
-  const Filter across = plan(width, out_width);
-  const Filter down = plan(height, out_height);
+  uint8_t *out = rows_collect(rows_resize(rows_from_buffer(rgba, width, height, premultiply, 0), out_width, out_height, premultiply));
   const size_t out_size = (size_t)out_width * out_height * 4;
-  uint8_t *out = lean_alloc(out_size);
-  v128_t *source_row = lean_alloc(sizeof(v128_t) * (size_t)width);
-  /* Ring slot r holds source row r (mod ring) filtered across; `ready` rows have been filtered so far. */
-  const int ring = down.stride;
-  v128_t *rows = lean_alloc(sizeof(v128_t) * (size_t)out_width * ring);
-  v128_t *sum = lean_alloc(sizeof(v128_t) * (size_t)out_width);
-  int ready = 0;
-  for (int y = 0; y < out_height; y++) {
-    const Window w = down.windows[y];
-    if (ready < w.first) ready = w.first;
-    for (; ready < w.first + w.count; ready++) {
-      row_to_floats(rgba + (size_t)ready * width * 4, width, premultiply, source_row);
-      filter_row(source_row, &across, out_width, rows + (size_t)(ready % ring) * out_width);
-    }
-    const float *weight = down.weights + (size_t)y * down.stride;
-    /* Two ring rows a pass over the output row, so each pass reads and writes `sum` once for two taps. */
-    int k = 0;
-    if (w.count % 2) {
-      const v128_t *row = rows + (size_t)(w.first % ring) * out_width;
-      const v128_t wk = wasm_f32x4_splat(weight[0]);
-      for (int x = 0; x < out_width; x++) sum[x] = wasm_f32x4_mul(row[x], wk);
-      k = 1;
-    } else {
-      memset(sum, 0, sizeof(v128_t) * (size_t)out_width);
-    }
-    for (; k < w.count; k += 2) {
-      const v128_t *a = rows + (size_t)((w.first + k) % ring) * out_width;
-      const v128_t *b = rows + (size_t)((w.first + k + 1) % ring) * out_width;
-      const v128_t wa = wasm_f32x4_splat(weight[k]);
-      const v128_t wb = wasm_f32x4_splat(weight[k + 1]);
-      for (int x = 0; x < out_width; x++) sum[x] = wasm_f32x4_add(sum[x], wasm_f32x4_add(wasm_f32x4_mul(a[x], wa), wasm_f32x4_mul(b[x], wb)));
-    }
-    floats_to_row(sum, out_width, premultiply, out + (size_t)y * out_width * 4);
-  }
-  free(sum);
-  free(rows);
-  free(source_row);
-  free_filter(across);
-  free_filter(down);
-  free(rgba);
   lean_set_output(out, out_size);
   return out_size;
 }

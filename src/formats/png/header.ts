@@ -42,6 +42,7 @@ function readPng(r: Reader): ImageHeader {
     hasAlpha: colourType === 4 || colourType === 6 || chunks.transparency,
     frames: chunks.frames,
     bitDepth,
+    progressive: r.u8(28) === 1,
   }
 }
 

@@ -34,8 +34,9 @@ export interface ImageHeader {
   /** PNG bit depth (1-16); AVIF pixi, else av1C; JPEG sample precision (8, 12 or 16); 8 otherwise. */
   bitDepth: number
   /**
-   * JPEG only: progressive DCT frame, and the number of SOS markers seen walking the segments (the
-   * walk gives up after 65536 markers); other formats: false / 1.
+   * JPEG: a progressive DCT frame, and the number of SOS markers seen walking the segments (the walk
+   * gives up after 65536 markers). PNG: Adam7 interlaced (its rows are complete only after the last
+   * pass, so it is decoded whole), 1 scan. Other formats: false / 1.
    */
   progressive: boolean
   scans: number

@@ -1,0 +1,127 @@
+import { leanCodec, type LeanCodec } from '../../wasm'
+import { turboJpegSettings } from '../codecs/jpeg'
+import { pngRowSettings } from '../codecs/png'
+import { CODECS, type OutputFormat } from '../codecs/registry'
+import { WEBP_LOW_MEMORY_PIXELS, webpMethod } from '../codecs/webp'
+import { capped, DecodeFailure, decoderMemoryCap, type EncodeSettings, leanFailure } from '../codecs/types'
+import type { Limits } from '../env'
+import type { Stopwatch } from '../lib/stopwatch'
+import { encodeImage, refuseTruncated, undecodable } from './codec'
+import { checkAlphaPlane, type ConversionPlan } from './limits'
+import type { Encoded } from './respond'
+import { type ImageHeader, uprightSize } from './sniff'
+import { fitToDecoded, type Geometry } from './transform'
+
+/** Libraries whose messages a failing row pass shows, by input format. */
+const LIBRARY = { jpeg: 'libjpeg', png: 'libpng', webp: 'libwebp' } as const
+
+export interface RowsResult {
+  output: Encoded
+  width: number
+  height: number
+  /** The memory estimate, raised when a lossy WebP turned out to need its alpha plane. */
+  memoryEstimate: number
+  timings: { decode: number; transform: number; encode: number }
+}
+
+/**
+ * Steps 4-6 as one row pipeline in the lean codec (wasm/lean/pipeline.c), for the plans whose route is
+ * `rows`: the source (a JPEG at its DCT scale, a PNG, a still WebP), then the EXIF turn, the crop, the
+ * Lanczos3 resample, the padding and, for a format without alpha, the flattening, then the sink. Rows
+ * are pulled through one at a time, so what is held is what the stages hold, not whole images. The
+ * sink is libjpeg-turbo, libwebp or libpng; or, for the encoders outside the lean codec (MozJPEG,
+ * oxipng, AVIF), the RGBA image they take. Decoding and encoding interleave, so the time from the first
+ * row to the output is `encode`; `decode` is reading the headers (and a lossy WebP's planes).
+ *
+ * @example
+ * const { output } = await convertRows(bytes, header, plan, geometry, settings, [255, 255, 255], estimate, limits, clock)
+ */
+export async function convertRows(
+  bytes: Uint8Array,
+  header: ImageHeader,
+  plan: ConversionPlan,
+  geometry: Geometry,
+  settings: EncodeSettings,
+  background: [number, number, number],
+  memoryEstimate: number,
+  limits: Limits,
+  clock: Stopwatch,
+): Promise<RowsResult> {
+  refuseTruncated(header)
+  const cap = decoderMemoryCap()
+  const lean = leanCodec(cap)
+  const library = LIBRARY[header.format as keyof typeof LIBRARY]
+  // A failure anywhere in the pass is the source's (the encoders only fail for memory, which `capped` names).
+  const run = <T>(step: () => T): T => {
+    try {
+      return capped(cap, header, () => leanFailure(library, step))
+    } catch (error) {
+      throw undecodable(header, error)
+    }
+  }
+
+  run(() => openSource(lean, bytes, header, plan.scale))
+  const decode = await clock.lap()
+  const format = plan.format
+  run(() => addTransforms(lean, header, geometry, CODECS[format].alpha ? [...background, 0] : [...background, 255], background, CODECS[format].alpha))
+  const { width, height } = lean.rowsSize()
+
+  let output: Encoded
+  if (plan.sink === 'rgba') {
+    const image = run(() => lean.rowsToRgba())
+    const transform = await clock.lap()
+    output = await encodeImage(image, format, { ...settings, turbo: plan.turbo })
+    return { output, width, height, memoryEstimate, timings: { decode, transform, encode: await clock.lap() } }
+  }
+  output = run(() => encodeRows(lean, format, settings, (transparent) => {
+    memoryEstimate = checkAlphaPlane(plan, settings, transparent, memoryEstimate, limits)
+  }))
+  return { output, width, height, memoryEstimate, timings: { decode, transform: 0, encode: await clock.lap() } }
+}
+
+function openSource(lean: LeanCodec, bytes: Uint8Array, header: ImageHeader, scale: number): void {
+  if (header.format === 'jpeg') {
+    lean.rowsFromJpeg(bytes, scale)
+  } else if (header.format === 'png') {
+    lean.rowsFromPng(bytes, header.width, header.height)
+  } else {
+    const { width, height } = lean.openWebp(bytes)
+    // Checked before a pixel is allocated: the limits trusted the header's size.
+    if (width !== header.width || height !== header.height) {
+      throw new DecodeFailure(`the image is ${header.width}x${header.height} but its bitstream is ${width}x${height}`)
+    }
+    lean.rowsFromWebp(Math.ceil((width * scale) / 8), Math.ceil((height * scale) / 8))
+  }
+}
+
+function addTransforms(
+  lean: LeanCodec,
+  header: ImageHeader,
+  geometry: Geometry,
+  padding: readonly [number, number, number, number],
+  background: readonly [number, number, number],
+  keepsAlpha: boolean,
+): void {
+  lean.orientRows(header.orientation)
+  const decoded = lean.rowsSize()
+  const { crop, resize, canvas } = fitToDecoded(geometry, uprightSize(header), decoded)
+  lean.cropRows(crop)
+  lean.resizeRows(resize.width, resize.height)
+  lean.padRows(canvas.width, canvas.height, padding)
+  if (!keepsAlpha) lean.flattenRows(background)
+}
+
+/** The lean sinks; `checkAlpha` hears, before a lossy WebP is encoded, whether it needs an alpha plane. */
+function encodeRows(lean: LeanCodec, format: OutputFormat, settings: EncodeSettings, checkAlpha: (transparent: boolean) => void): Encoded {
+  if (format === 'jpeg') return lean.rowsToJpeg(turboJpegSettings(settings))
+  if (format === 'png') {
+    const { level, filters } = pngRowSettings(settings.effort)
+    return lean.rowsToPng(level, filters)
+  }
+  if (format !== 'webp') throw new Error(`no lean sink for ${format}`)
+  const { width, height } = lean.rowsSize()
+  const { quality, lossless, effort } = settings
+  const { transparent } = lean.rowsToWebpPicture(lossless)
+  checkAlpha(transparent && !lossless)
+  return lean.encodeWebp(lossless ? Math.min(100, effort * 11) : quality, webpMethod(effort), width * height > WEBP_LOW_MEMORY_PIXELS, lossless)
+}

@@ -1,0 +1,251 @@
+/*
+ * The row pipeline (pipeline.h), and the calls JS builds one with: a source (px_jpeg, px_png,
+ * px_webp, px_rgba), then the transforms the geometry asks for, in order (px_orient, px_crop, px_resize, px_pad,
+ * px_flatten), then one sink (px_to_jpeg, px_to_webp + webp_encode, px_to_png, px_to_rgba), which
+ * pulls every row through. One pipeline per conversion, as everything in the lean codec.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lean.h"
+#include "pipeline.h"
+
+Rows *rows_stage(size_t size, int width, int height, const uint8_t *(*next)(Rows *), void (*close)(Rows *)) {
+  if (width <= 0 || height <= 0) fail("empty image");
+  Rows *stage = lean_alloc(size);
+  memset(stage, 0, size);
+  stage->width = width;
+  stage->height = height;
+  stage->next = next;
+  stage->close = close;
+  return stage;
+}
+
+/* ---------------------------------------------------------------- a whole image as a source */
+
+typedef struct {
+  Rows rows;
+  uint8_t *pixels;
+  int y;
+} Buffer;
+
+static const uint8_t *buffer_next(Rows *self) {
+  Buffer *b = (Buffer *)self;
+  if (b->y >= self->height) fail("no more rows");
+  return b->pixels + (size_t)b->y++ * self->width * 4;
+}
+
+static void buffer_close(Rows *self) {
+  free(((Buffer *)self)->pixels);
+  free(self);
+}
+
+Rows *rows_from_buffer(uint8_t *rgba, int width, int height, int alpha, int grey) {
+  Buffer *b = (Buffer *)rows_stage(sizeof(Buffer), width, height, buffer_next, buffer_close);
+  b->pixels = rgba;
+  b->rows.alpha = alpha;
+  b->rows.grey = grey;
+  return &b->rows;
+}
+
+/* ---------------------------------------------------------------- transforms */
+
+/* A stage over another, with one row of its own. */
+typedef struct {
+  Rows rows;
+  Rows *in;
+  uint8_t *row;
+  int x, y, top, left, at;
+  uint8_t colour[4];
+} Over;
+
+static void over_close(Rows *self) {
+  Over *o = (Over *)self;
+  o->in->close(o->in);
+  free(o->row);
+  free(self);
+}
+
+static Over *over(Rows *in, int width, int height, const uint8_t *(*next)(Rows *), int own_row) {
+  Over *o = (Over *)rows_stage(sizeof(Over), width, height, next, over_close);
+  o->in = in;
+  o->rows.alpha = in->alpha;
+  o->rows.grey = in->grey;
+  if (own_row) o->row = lean_alloc((size_t)width * 4);
+  return o;
+}
+
+/* Rows above the region are read and dropped; each row is the source row from x on, without a copy. */
+static const uint8_t *crop_next(Rows *self) {
+  Over *o = (Over *)self;
+  for (; o->at < o->y; o->at++) o->in->next(o->in);
+  o->at++;
+  return o->in->next(o->in) + (size_t)o->x * 4;
+}
+
+Rows *rows_crop(Rows *in, int x, int y, int width, int height) {
+  if (x == 0 && y == 0 && width == in->width && height == in->height) return in;
+  if (x < 0 || y < 0 || x + width > in->width || y + height > in->height) fail("crop outside the image");
+  Over *o = over(in, width, height, crop_next, 0);
+  o->x = x;
+  o->y = y;
+  return &o->rows;
+}
+
+static void fill(uint8_t *row, int width, const uint8_t colour[4]) {
+  for (int x = 0; x < width; x++) memcpy(row + 4 * x, colour, 4);
+}
+
+/* The image centred on a canvas of `colour`; the borders of the row are filled once, only the middle changes. */
+static const uint8_t *pad_next(Rows *self) {
+  Over *o = (Over *)self;
+  const int y = o->at++;
+  if (y < o->top || y >= o->top + o->in->height) {
+    if (y == o->top + o->in->height || y == 0) fill(o->row, self->width, o->colour);
+    return o->row;
+  }
+  if (y == o->top) fill(o->row, self->width, o->colour);
+  memcpy(o->row + (size_t)o->left * 4, o->in->next(o->in), (size_t)o->in->width * 4);
+  return o->row;
+}
+
+Rows *rows_pad(Rows *in, int width, int height, const uint8_t colour[4]) {
+  if (width == in->width && height == in->height) return in;
+  if (width < in->width || height < in->height) fail("padding smaller than the image");
+  Over *o = over(in, width, height, pad_next, 1);
+  memcpy(o->colour, colour, 4);
+  o->left = (width - in->width) / 2;
+  o->top = (height - in->height) / 2;
+  o->rows.alpha = in->alpha || colour[3] != 255;
+  o->rows.grey = in->grey && colour[0] == colour[1] && colour[1] == colour[2];
+  return &o->rows;
+}
+
+/* Composited over an opaque colour, as transform.ts's flatten did: (c a + bg (255 - a) + 127) / 255. */
+static const uint8_t *flatten_next(Rows *self) {
+  Over *o = (Over *)self;
+  const uint8_t *in = o->in->next(o->in);
+  for (int x = 0; x < self->width; x++) {
+    const uint8_t *p = in + 4 * x;
+    uint8_t *q = o->row + 4 * x;
+    const int a = p[3], inv = 255 - a;
+    for (int k = 0; k < 3; k++) q[k] = (uint8_t)((p[k] * a + o->colour[k] * inv + 127) / 255);
+    q[3] = 255;
+  }
+  return o->row;
+}
+
+Rows *rows_flatten(Rows *in, const uint8_t background[3]) {
+  if (!in->alpha) return in;
+  Over *o = over(in, in->width, in->height, flatten_next, 1);
+  memcpy(o->colour, background, 3);
+  o->rows.alpha = 0;
+  o->rows.grey = in->grey && background[0] == background[1] && background[1] == background[2];
+  return &o->rows;
+}
+
+/*
+ * EXIF orientation 2-8: rows come out of a file in stored order, so the image is collected once and
+ * read back upright. Output pixel (x, y) comes from stored (sx0 + x dx_x + y dx_y, sy0 + x dy_x + y dy_y).
+ */
+typedef struct {
+  Rows rows;
+  uint8_t *pixels, *row;
+  int stored_width, at;
+  int sx0, dx_x, dx_y, sy0, dy_x, dy_y;
+} Turned;
+
+static const uint8_t *turned_next(Rows *self) {
+  Turned *t = (Turned *)self;
+  const int y = t->at++;
+  const uint32_t *src = (const uint32_t *)t->pixels;
+  uint32_t *out = (uint32_t *)t->row;
+  int sx = t->sx0 + y * t->dx_y, sy = t->sy0 + y * t->dy_y;
+  for (int x = 0; x < self->width; x++, sx += t->dx_x, sy += t->dy_x) out[x] = src[(size_t)sy * t->stored_width + sx];
+  return t->row;
+}
+
+static void turned_close(Rows *self) {
+  Turned *t = (Turned *)self;
+  free(t->pixels);
+  free(t->row);
+  free(self);
+}
+
+Rows *rows_orient(Rows *in, int orientation) {
+  if (orientation < 2 || orientation > 8) return in;
+  const int w = in->width, h = in->height, swap = orientation >= 5;
+  const int alpha = in->alpha, grey = in->grey;
+  uint8_t *pixels = rows_collect(in);
+  Turned *t = (Turned *)rows_stage(sizeof(Turned), swap ? h : w, swap ? w : h, turned_next, turned_close);
+  t->pixels = pixels;
+  t->row = lean_alloc((size_t)t->rows.width * 4);
+  t->stored_width = w;
+  t->rows.alpha = alpha;
+  t->rows.grey = grey;
+  /* (sx, sy) for output (x, y), as transform.ts's orient(). */
+  switch (orientation) {
+    case 2: t->sx0 = w - 1; t->dx_x = -1; t->dx_y = 0; t->sy0 = 0; t->dy_x = 0; t->dy_y = 1; break;
+    case 3: t->sx0 = w - 1; t->dx_x = -1; t->dx_y = 0; t->sy0 = h - 1; t->dy_x = 0; t->dy_y = -1; break;
+    case 4: t->sx0 = 0; t->dx_x = 1; t->dx_y = 0; t->sy0 = h - 1; t->dy_x = 0; t->dy_y = -1; break;
+    case 5: t->sx0 = 0; t->dx_x = 0; t->dx_y = 1; t->sy0 = 0; t->dy_x = 1; t->dy_y = 0; break;
+    case 6: t->sx0 = 0; t->dx_x = 0; t->dx_y = 1; t->sy0 = h - 1; t->dy_x = -1; t->dy_y = 0; break;
+    case 7: t->sx0 = w - 1; t->dx_x = 0; t->dx_y = -1; t->sy0 = h - 1; t->dy_x = -1; t->dy_y = 0; break;
+    default: t->sx0 = w - 1; t->dx_x = 0; t->dx_y = -1; t->sy0 = 0; t->dy_x = 1; t->dy_y = 0; break;
+  }
+  return &t->rows;
+}
+
+/* ---------------------------------------------------------------- the whole image as a sink */
+
+uint8_t *rows_collect(Rows *in) {
+  const size_t stride = (size_t)in->width * 4;
+  uint8_t *pixels = lean_alloc(stride * in->height);
+  for (int y = 0; y < in->height; y++) memcpy(pixels + y * stride, in->next(in), stride);
+  in->close(in);
+  return pixels;
+}
+
+/* ---------------------------------------------------------------- JS */
+
+static Rows *pipe;
+
+static Rows *built(void) {
+  if (!pipe) fail("no pipeline source");
+  return pipe;
+}
+
+/* Hands the pipeline to a sink: it is closed by the sink. */
+static Rows *take(void) {
+  Rows *rows = built();
+  pipe = NULL;
+  return rows;
+}
+
+EXPORT(px_jpeg) void px_jpeg(void) { pipe = jpeg_rows(); }
+EXPORT(px_png) void px_png(void) { pipe = png_rows(); }
+EXPORT(px_webp) void px_webp(int width, int height) { pipe = webp_rows(width, height); }
+EXPORT(px_rgba) void px_rgba(uint8_t *rgba, int width, int height, int alpha) { pipe = rows_from_buffer(rgba, width, height, alpha, 0); }
+
+EXPORT(px_orient) void px_orient(int orientation) { pipe = rows_orient(built(), orientation); }
+EXPORT(px_crop) void px_crop(int x, int y, int width, int height) { pipe = rows_crop(built(), x, y, width, height); }
+EXPORT(px_resize) void px_resize(int width, int height) { pipe = rows_resize(built(), width, height, built()->alpha); }
+EXPORT(px_pad) void px_pad(int width, int height, int r, int g, int b, int a) {
+  const uint8_t colour[4] = {(uint8_t)r, (uint8_t)g, (uint8_t)b, (uint8_t)a};
+  pipe = rows_pad(built(), width, height, colour);
+}
+EXPORT(px_flatten) void px_flatten(int r, int g, int b) {
+  const uint8_t colour[3] = {(uint8_t)r, (uint8_t)g, (uint8_t)b};
+  pipe = rows_flatten(built(), colour);
+}
+
+EXPORT(px_width) int px_width(void) { return built()->width; }
+EXPORT(px_height) int px_height(void) { return built()->height; }
+EXPORT(px_alpha) int px_alpha(void) { return built()->alpha; }
+
+/** The whole image as RGBA (for the encoders outside the lean codec); JS reads it in place. */
+EXPORT(px_to_rgba) uint8_t *px_to_rgba(void) { return rows_collect(take()); }
+EXPORT(px_to_jpeg) size_t px_to_jpeg(int quality, int progressive, int optimize) { return jpeg_sink(take(), quality, progressive, optimize); }
+/** Fills the WebP encoder's picture (webp_encode encodes it); returns 1 if any pixel is transparent. */
+EXPORT(px_to_webp) int px_to_webp(int lossless) { return webp_sink(take(), lossless); }
+EXPORT(px_to_png) size_t px_to_png(int level, int filters) { return png_sink(take(), level, filters); }

@@ -1,0 +1,46 @@
+/*
+ * The row pipeline: a source (a decoder), row transforms (crop, Lanczos3, pad, flatten) and a sink (an
+ * encoder), each a stage that the next one pulls RGBA rows from, one at a time and top to bottom. What a
+ * conversion holds is then what its stages hold (a decoder's state, the resampler's ring, an encoder's
+ * planes), not whole images between steps.
+ */
+#ifndef PIPELINE_H
+#define PIPELINE_H
+
+#include <stdint.h>
+
+typedef struct Rows Rows;
+
+struct Rows {
+  int width, height;
+  /* What the rows may hold: some alpha below 255; every pixel grey (R = G = B). Sinks choose their layout from these. */
+  int alpha, grey;
+  /* The next row, top to bottom: width x 4 bytes of RGBA, valid until the next call. */
+  const uint8_t *(*next)(Rows *self);
+  /* Frees what the stage and the stages it pulls from hold (called once, when the sink is done). */
+  void (*close)(Rows *self);
+};
+
+/* A new stage of `size` bytes (a struct starting with Rows), zeroed. */
+Rows *rows_stage(size_t size, int width, int height, const uint8_t *(*next)(Rows *), void (*close)(Rows *));
+
+/* Sources (src_*.c and lean.c). */
+Rows *rows_from_buffer(uint8_t *rgba, int width, int height, int alpha, int grey); /* takes `rgba` over */
+Rows *jpeg_rows(void);                                                              /* the started JPEG (jd_start, RGBA) */
+Rows *png_rows(void);                                                               /* the opened PNG */
+Rows *webp_rows(int width, int height);                                             /* the opened WebP, at its size or smaller */
+
+/* Transforms. */
+Rows *rows_orient(Rows *in, int orientation); /* EXIF 1-8: collects the image once when it turns */
+Rows *rows_crop(Rows *in, int x, int y, int width, int height);
+Rows *rows_resize(Rows *in, int width, int height, int premultiply); /* resample.c */
+Rows *rows_pad(Rows *in, int width, int height, const uint8_t fill[4]);
+Rows *rows_flatten(Rows *in, const uint8_t background[3]);
+
+/* Sinks: they read every row of `in`, then close it. */
+uint8_t *rows_collect(Rows *in);                                              /* whole RGBA image */
+size_t jpeg_sink(Rows *in, int quality, int progressive, int optimize);      /* lean.c */
+int webp_sink(Rows *in, int lossless);                                       /* lean.c: fills the encoder's picture; returns 1 if transparent */
+size_t png_sink(Rows *in, int level, int filters);                           /* sink_png.c */
+
+#endif
