@@ -110,9 +110,9 @@ export const MEMORY_MODEL = {
     webpLosslessPerMP: 4,
     turnedPerMP: 4,
     sink: {
-      jpeg: { baseMiB: 2, perMP: 3.0 },
+      jpeg: { baseMiB: 2, perMP: 3.1 },
       jpegBaseline: { baseMiB: 2, perMP: 0.8 },
-      webp: { baseMiB: 8, perMP: 2 },
+      webp: { baseMiB: 10, perMP: 2 },
       png: { baseMiB: 2, perMP: 3 },
       rgba: { baseMiB: 0, perMP: 4 },
     },
@@ -159,7 +159,10 @@ export interface ConversionPlan {
   padded: boolean
   /** Lossless output (WebP's lossless coder needs more memory than its lossy one). */
   lossless: boolean
-  /** A progressive JPEG from libjpeg-turbo (effort 3 and up), which keeps every coefficient until the end. */
+  /**
+   * A progressive JPEG from libjpeg-turbo (effort 3 and up), which keeps every coefficient until the end;
+   * the row pipeline writes a baseline one instead when the progressive plan does not fit.
+   */
   progressiveJpeg: boolean
 }
 
@@ -213,7 +216,11 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
   if (ROW_SOURCES.has(header.format) && header.frames === 1) {
     const rows = (scale: number, sink: ConversionPlan['sink'], turbo = false): ConversionPlan => ({ ...at(scale, turbo), route: 'rows', sink })
     if (format === 'webp') return rows(first, 'lean')
-    if (format === 'jpeg') return (!fast && scales.map((scale) => rows(scale, 'rgba')).find(fits)) || rows(first, 'lean', true)
+    if (format === 'jpeg') {
+      // libjpeg-turbo progressive keeps every coefficient until the end; a baseline JPEG (a few % larger) only a band of rows.
+      const turbo = rows(first, 'lean', true)
+      return (!fast && scales.map((scale) => rows(scale, 'rgba')).find(fits)) || (fits(turbo) ? turbo : { ...turbo, progressiveJpeg: false })
+    }
     if (format === 'png') return (settings.effort >= OXIPNG_FROM_EFFORT && [rows(8, 'rgba')].find(fits)) || rows(8, 'lean')
     return scales.map((scale) => rows(scale, 'rgba')).find(fits) ?? rows(last, 'rgba')
   }

@@ -73,7 +73,7 @@ export async function convertRows(
     output = await encodeImage(image, format, { ...settings, turbo: plan.turbo })
     return { output, width, height, memoryEstimate, timings: { decode, transform, encode: await clock.lap() } }
   }
-  output = run(() => encodeRows(lean, format, settings, (transparent) => {
+  output = run(() => encodeRows(lean, format, settings, plan.progressiveJpeg, (transparent) => {
     memoryEstimate = checkAlphaPlane(plan, settings, transparent, memoryEstimate, limits)
   }))
   return { output, width, height, memoryEstimate, timings: { decode, transform: 0, encode: await clock.lap() } }
@@ -111,9 +111,12 @@ function addTransforms(
   if (!keepsAlpha) lean.flattenRows(background)
 }
 
-/** The lean sinks; `checkAlpha` hears, before a lossy WebP is encoded, whether it needs an alpha plane. */
-function encodeRows(lean: LeanCodec, format: OutputFormat, settings: EncodeSettings, checkAlpha: (transparent: boolean) => void): Encoded {
-  if (format === 'jpeg') return lean.rowsToJpeg(turboJpegSettings(settings))
+/**
+ * The lean sinks (a JPEG progressive as the plan says); `checkAlpha` hears, before a lossy WebP is
+ * encoded, whether it needs an alpha plane.
+ */
+function encodeRows(lean: LeanCodec, format: OutputFormat, settings: EncodeSettings, progressive: boolean, checkAlpha: (transparent: boolean) => void): Encoded {
+  if (format === 'jpeg') return lean.rowsToJpeg({ ...turboJpegSettings(settings), progressive })
   if (format === 'png') {
     const { level, filters } = pngRowSettings(settings.effort)
     return lean.rowsToPng(level, filters)
