@@ -60,7 +60,7 @@ const LABEL: Record<Input, string> = { jpeg: 'JPEG', pjpeg: 'progressive JPEG', 
 const MEASURED: Array<[Input, OutputFormat, Size, number | undefined, number, boolean, number?]> = [
   ['jpeg', 'jpeg', 1, undefined, 31.7, false],
   ['jpeg', 'webp', 1, undefined, 18.0, false],
-  ['jpeg', 'avif', 1, undefined, 52.8, false],
+  ['jpeg', 'avif', 1, undefined, 53.0, false],
   ['jpeg', 'png', 1, undefined, 49.3, false],
   ['jpeg', 'jpeg', 4, undefined, 98.7, false],
   ['jpeg', 'webp', 4, undefined, 30.4, false],
@@ -73,7 +73,7 @@ const MEASURED: Array<[Input, OutputFormat, Size, number | undefined, number, bo
   // runs: downscales (2016 px: the JPEG decoded at half size), odd sizes (a 4:4:4 grid) and a WebP with
   // alpha (an alpha grid too).
   ['jpeg', 'avif', 12, 1600, 82.8, false],
-  ['jpeg', 'avif', 12, 2016, 71.5, false],
+  ['jpeg', 'avif', 12, 2016, 72.8, false],
   ['jpeg', 'avif', 12, 2048, 122.0, true],
   ['jpeg', 'avif', 12, 2560, 127.3, true],
   ['jpeg', 'avif', 4, 2303, 99.5, true],
@@ -173,7 +173,7 @@ describe('memory model', () => {
   }
 
   // Lossless AVIF (wasm/avif, 4:4:4 planes and a 5.8 / 17.6 MiB file), 2026-11-23: the AVIF term is fitted to these.
-  for (const [mp, measured] of [[1, 54.3], [4, 96.5], [12, 214.5]] as const) {
+  for (const [mp, measured] of [[1, 57.6], [4, 96.6], [12, 214.5]] as const) {
     it(`estimates at least the measured ${measured} MiB for a ${mp} MP JPEG to lossless AVIF`, () => {
       expect(estimateMiB(planOf('jpeg', 'avif', mp, undefined, true, undefined, { lossless: true }))).toBeGreaterThanOrEqual(measured)
     })
