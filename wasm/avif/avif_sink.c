@@ -95,8 +95,15 @@ EXPORT(ae_start) void ae_start(int width, int height, int quality, int speed, in
   int lossless = (flags & AE_LOSSLESS) != 0;
   split((uint32_t)width, &grid_cols, &cell_width);
   split((uint32_t)height, &grid_rows, &cell_height);
-  /* Grid cells must be at least 64x64 (MIAF 7.3.11.4.2): an image narrower or lower than that is encoded whole. */
-  if (width < 64 || height < 64) grid_cols = grid_rows = 1, cell_width = (uint32_t)width, cell_height = (uint32_t)height;
+  /*
+   * An image no larger in area than one cell and at most two cells long is encoded whole (1024x576 is
+   * one image, not two cells; a 4096x144 strip took 7.6 MiB more than a 768x768 cell, 1152x512 as much).
+   * Grid cells must be at least 64x64 (MIAF 7.3.11.4.2): an image narrower or lower than that is too.
+   */
+  int one_cell = (uint64_t)width * (uint64_t)height <= (uint64_t)cell_limit * cell_limit &&
+                 (uint32_t)width <= 2 * cell_limit && (uint32_t)height <= 2 * cell_limit;
+  if (one_cell || width < 64 || height < 64)
+    grid_cols = grid_rows = 1, cell_width = (uint32_t)width, cell_height = (uint32_t)height;
   if (grid_cols * grid_rows > 1 && (grid_cols > 256 || grid_rows > 256)) fail("AVIF too large for a grid of 256 x 256 cells");
   /*
    * A grid of 4:2:0 cells must have an even width and height (MIAF 7.3.11.4.2): an odd-sized image

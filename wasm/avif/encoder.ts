@@ -1,6 +1,6 @@
 /**
  * Our AVIF encoder (wasm/avif/avif_sink.c, built by wasm/avif/build.sh): libavif and libaom, fed RGBA
- * a band of rows at a time. An image larger than one cell (768x768) becomes an AVIF grid whose cells
+ * a band of rows at a time. An image of more pixels than one 768x768 cell becomes an AVIF grid whose cells
  * libaom encodes one after another, so its memory is one cell's: a 12 MP photo's encoder holds its
  * YUV planes (1.5 bytes a pixel) and one cell's state, not libaom's state for the whole image.
  *
