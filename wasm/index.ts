@@ -14,17 +14,16 @@
  */
 import jpegEncModule from '@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm'
 import avifDecModule from '@jsquash/avif/codec/dec/avif_dec.wasm'
-import avifEncModule from '@jsquash/avif/codec/enc/avif_enc.wasm'
 import oxipngModule from '@jsquash/oxipng/codec/pkg/squoosh_oxipng_bg.wasm?module'
 import leanModule from './lean/lean.wasm'
+import avifModule from './avif/avif.wasm'
 
 import jpegEncFactory from '@jsquash/jpeg/codec/enc/mozjpeg_enc.js'
 import avifDecFactory from '@jsquash/avif/codec/dec/avif_dec.js'
-import avifEncFactory from '@jsquash/avif/codec/enc/avif_enc.js'
 import type { MozJPEGModule as JpegEncoder } from '@jsquash/jpeg/codec/enc/mozjpeg_enc'
 import type { AVIFModule as AvifDecoder } from '@jsquash/avif/codec/dec/avif_dec'
-import type { AVIFModule as AvifEncoder } from '@jsquash/avif/codec/enc/avif_enc'
 import { MemoryCap } from './cap'
+import { AvifEncoder } from './avif/encoder'
 import { sessionCodec } from './session'
 import './imagedata'
 
@@ -68,7 +67,13 @@ function capMemory(instance: WebAssembly.Instance, cap: MemoryCap): void {
 
 export const jpegEncoder = () => emscripten<JpegEncoder>(jpegEncFactory, jpegEncModule)
 export const avifDecoder = (cap?: MemoryCap) => emscripten<AvifDecoder>(avifDecFactory, avifDecModule, cap)
-export const avifEncoder = () => emscripten<AvifEncoder>(avifEncFactory, avifEncModule)
+
+/**
+ * Our AVIF encoder (libavif and libaom, fed rows; wasm/avif/encoder.ts): a fresh instance per image,
+ * its memory capped at `cap`.
+ */
+export const avifEncoder = (cap: MemoryCap) => new AvifEncoder(avifModule, cap)
+export { AvifFailure, type AvifSettings } from './avif/encoder'
 
 /**
  * The lean codec (libjpeg-turbo, libwebp and libpng, row by row; wasm/lean.ts): inside a conversion

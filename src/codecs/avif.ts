@@ -1,7 +1,7 @@
-import { defaultOptions } from '@jsquash/avif/meta.js'
 import { avifDecoder, avifEncoder } from '../../wasm'
 import { capEffort, type EffortCaps } from './effort-caps'
-import { type Codec, capped, decodedOrThrow, decoderMemoryCap, effortOption, losslessOption, qualityOption } from './types'
+import { hasTransparency } from '../pipeline/transform'
+import { type Codec, capped, decodedOrThrow, decoderMemoryCap, effortOption, encoderMemoryCap, losslessOption, qualityOption } from './types'
 
 /**
  * The highest effort allowed for an output of a given size, so one AVIF encode stays under half of
@@ -39,20 +39,15 @@ export const avif: Codec = {
     return capped(cap, header, () => decodedOrThrow(decoder.decode(bytes, 8), 'AVIF'))
   },
   async encode(image, { quality, lossless, effort }) {
-    const encoder = await avifEncoder()
-    const out = encoder.encode(image.data, image.width, image.height, {
-      ...defaultOptions,
-      quality: lossless ? 100 : quality,
-      qualityAlpha: -1,
-      subsample: lossless ? 3 : 1,
-      // libsharpyuv's RGB -> 4:2:0: 0-6 % fewer bytes at the same SSIM on the bench photos, no measurable
-      // time or memory (docs/benchmarks.md). 4:4:4 was not adopted: 1.3-2.3x the time, +11 MiB/MP.
-      enableSharpYUV: !lossless,
+    // Our libavif + libaom build, fed a band of rows at a time; an image larger than one cell is an
+    // AVIF grid, so libaom holds one cell's state, not the whole image's (wasm/avif/encoder.ts).
+    return avifEncoder(encoderMemoryCap()).encode(image.data, image.width, image.height, {
+      // libavif's quality scale, as before; lossless ignores it.
+      quality,
       speed: 10 - effort,
-      bitDepth: 8,
-      ...(lossless ? { lossless: true } : {}),
+      lossless,
+      // An alpha plane only for pixels that are not all opaque, as libavif itself decided before.
+      alpha: hasTransparency(image),
     })
-    if (!out) throw new Error('AVIF encoding failed')
-    return new Uint8Array(out.buffer, out.byteOffset, out.byteLength)
   },
 }

@@ -71,7 +71,10 @@ export const MEMORY_MODEL = {
   encode: {
     jpeg: { baseMiB: 6, perMP: 16.6 },
     webp: { baseMiB: 4, perMP: 8 },
-    avif: { baseMiB: 56, perMP: 21 },
+    // Our libavif + libaom (wasm/avif): an image over one 768x768 cell is a grid, encoded a cell at a
+    // time, so libaom's memory is one cell's; the YUV planes and the file grow with the pixels. Fitted
+    // to lossless (4:4:4 planes, a file of 1.4 B/px): 12 MP measured 214.5 MiB, lossy 118.6 (docs/memory.md).
+    avif: { baseMiB: 34, perMP: 9 },
     png: { baseMiB: 24, perMP: 19.5 },
   } as Readonly<Record<OutputFormat, { baseMiB: number; perMP: number }>>,
   /**

@@ -1,0 +1,11 @@
+# CMake toolchain for building libaom to WebAssembly with Debian's clang 14 and wasi-libc (build.sh).
+set(CMAKE_SYSTEM_NAME Generic)
+set(CMAKE_SYSTEM_PROCESSOR wasm32)
+set(CMAKE_C_COMPILER clang-14)
+set(CMAKE_CXX_COMPILER clang++-14)
+set(CMAKE_AR llvm-ar-14)
+set(CMAKE_RANLIB llvm-ranlib-14)
+set(CMAKE_C_COMPILER_TARGET wasm32-wasi)
+set(CMAKE_CXX_COMPILER_TARGET wasm32-wasi)
+set(CMAKE_SYSROOT /usr)
+set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
