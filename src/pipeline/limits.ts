@@ -20,9 +20,16 @@ export const MEMORY_MODEL = {
   /**
    * MiB per decoded megapixel while decoding. JPEG, PNG and WebP are decoded by the lean codec (JPEG at
    * its DCT-scaled size, WebP shrunk by libwebp's scaler) and their pixels are a view of the decoder's
-   * memory, not a copy. A PNG's file comes on top (`pngFile`).
+   * memory, not a copy. A PNG's file comes on top (`pngFile`). AVIF (jSquash's libavif + dav1d, whole
+   * image) also has a fixed term, `avifDecodeMiB`.
    */
-  decodePerMP: { jpeg: 5.5, png: 4.5, webp: 5.5, avif: 12, gif: 8 } as Readonly<Record<FormatId, number>>,
+  decodePerMP: { jpeg: 5.5, png: 4.5, webp: 5.5, avif: 19, gif: 8 } as Readonly<Record<FormatId, number>>,
+  /**
+   * Fixed MiB of the AVIF decoder. 12 per MP and nothing fixed, fitted to jSquash-made 4:2:0 files, let
+   * through sharp-made 4:4:4 ones that measured 60-64 MiB at 1 MP and 129-139 MiB at 4 MP (the matrix,
+   * 2026-11-23: AVIF to JPEG and WebP, estimates 36-46 and 94-96).
+   */
+  avifDecodeMiB: 24,
   /**
    * A PNG's decoder holds its file twice (the request body, and its copy in the lean memory) beside
    * libpng's and zlib's state: fixed MiB plus MiB per MiB of file. A screenshot's file is a tenth of a
@@ -268,7 +275,7 @@ export function estimateParts(plan: ConversionPlan): { lean: number; other: numb
     return { lean: m.transcode.baseMiB + progressive + held + m.transcode.perMP[turned ? 'jpeg-to-jpeg-turned' : plan.route] * inMP, other: 0 }
   }
   const pngFile = format === 'png' ? m.pngFile.baseMiB + m.pngFile.perFileMiB * (plan.header.fileBytes !== undefined ? plan.header.fileBytes / 2 ** 20 : m.pngFile.assumedMiBPerMP * inMP) : 0
-  const decode = m.decodePerMP[format] * (plan.decodedPixels / 1e6) + progressive + held + pngFile
+  const decode = m.decodePerMP[format] * (plan.decodedPixels / 1e6) + (format === 'avif' ? m.avifDecodeMiB : 0) + progressive + held + pngFile
   const resize = plan.resized ? m.resize.baseMiB + m.resize.inputPerMP * (plan.cropPixels / 1e6) * (plan.decodedPixels / (plan.header.width * plan.header.height)) + m.resize.outputPerMP * outMP + plan.ringMiB : 0
   const encoder = plan.turbo ? m.turboJpegEncode : plan.format === 'webp' && plan.lossless ? m.webpLosslessEncode : m.encode[plan.format]
   const leanDecode = LEAN_DECODERS.has(plan.header.format)

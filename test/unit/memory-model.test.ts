@@ -25,10 +25,10 @@ import type { ImageHeader } from '../../src/pipeline/sniff'
 import { planGeometry } from '../../src/pipeline/transform'
 
 /** The script's input kinds: WebP lossy (`webp`), lossless (`webpll`) and lossy with alpha (`webpa`); an RGBA PNG (`pnga`). */
-type Input = 'jpeg' | 'pjpeg' | 'png' | 'pnga' | 'webp' | 'webpll' | 'webpa'
+type Input = 'jpeg' | 'pjpeg' | 'png' | 'pnga' | 'webp' | 'webpll' | 'webpa' | 'avif'
 
 const headerOf = (input: Input, width: number, height: number): ImageHeader => ({
-  format: input.startsWith('png') ? 'png' : input.startsWith('webp') ? 'webp' : 'jpeg',
+  format: input.startsWith('png') ? 'png' : input.startsWith('webp') ? 'webp' : input === 'avif' ? 'avif' : 'jpeg',
   width,
   height,
   orientation: 1,
@@ -50,7 +50,7 @@ const WALLPAPER = [3700, 2400] as const
 /** scripts/make-screenshots.mjs' RGBA wallpaper, MiB. */
 const WALLPAPER_MIB = 5.5
 
-const LABEL: Record<Input, string> = { jpeg: 'JPEG', pjpeg: 'progressive JPEG', png: 'PNG', pnga: 'RGBA PNG', webp: 'WebP', webpll: 'lossless WebP', webpa: 'WebP with alpha' }
+const LABEL: Record<Input, string> = { jpeg: 'JPEG', pjpeg: 'progressive JPEG', png: 'PNG', pnga: 'RGBA PNG', webp: 'WebP', webpll: 'lossless WebP', webpa: 'WebP with alpha', avif: 'AVIF' }
 
 /** [input, output, MP, output width (undefined: full size), measured MiB, measured with the budget lifted, file MiB]. */
 const MEASURED: Array<[Input, OutputFormat, Size, number | undefined, number, boolean, number]> = [
@@ -122,6 +122,14 @@ const MEASURED: Array<[Input, OutputFormat, Size, number | undefined, number, bo
   ['png', 'webp', SCREENSHOT_4K, undefined, 40.7, false, 2.2],
   ['pnga', 'png', WALLPAPER, undefined, 51.0, false, WALLPAPER_MIB],
   ['pnga', 'jpeg', WALLPAPER, undefined, 56.3, false, WALLPAPER_MIB],
+  // AVIF input (sharp's default: 4:4:4), jSquash's whole-image decoder; the matrix of 2026-11-23.
+  ['avif', 'jpeg', 1, undefined, 64.2, false, 0.05],
+  ['avif', 'webp', 1, undefined, 60.2, false, 0.05],
+  ['avif', 'png', 1, undefined, 78.2, false, 0.05],
+  ['avif', 'jpeg', 4, undefined, 139.2, true, 0.15],
+  ['avif', 'webp', 4, undefined, 128.9, true, 0.15],
+  ['avif', 'jpeg', 4, 1600, 130.5, true, 0.15],
+  ['avif', 'webp', 4, 1600, 135.6, true, 0.15],
   // A photo PNG at a screenshot's size (Storm.jpg, 7.5 MiB).
   ['png', 'jpeg', SCREENSHOT, undefined, 47.1, false, 7.5],
 ]
