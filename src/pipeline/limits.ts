@@ -108,7 +108,7 @@ export const MEMORY_MODEL = {
    * plane twice, the decoder's and ours) or RGBA (shrunk, or lossless, whose decoder also holds the
    * input as ARGB: `webpLosslessPerMP` of input). An EXIF turn collects the decoded image once (RGBA).
    * The resampler holds its ring (`ringMiB`). The sink, fixed MiB plus MiB per output MP: libjpeg-turbo
-   * (progressive: its coefficients; baseline: a band of rows), libwebp (planes and working memory; lossless in
+   * (progressive: its coefficients; baseline: a band of rows), libwebp (with its token buffer, or in low-memory mode) (planes and working memory; lossless in
    * place of lossy as `webpLosslessEncode`), libpng (the output, written out to JS as it goes), or the
    * RGBA image for an encoder outside the lean codec, whose own term (`encode`) then counts as `other`.
    */
@@ -122,7 +122,8 @@ export const MEMORY_MODEL = {
     sink: {
       jpeg: { baseMiB: 2, perMP: 3.1 },
       jpegBaseline: { baseMiB: 2, perMP: 0.8 },
-      webp: { baseMiB: 10, perMP: 2 },
+      webp: { baseMiB: 10, perMP: 3.5 },
+      webpLowMemory: { baseMiB: 10, perMP: 2 },
       png: { baseMiB: 2, perMP: 3 },
       rgba: { baseMiB: 0, perMP: 4 },
     },
@@ -170,6 +171,11 @@ export interface ConversionPlan {
   /** Lossless output (WebP's lossless coder needs more memory than its lossy one). */
   lossless: boolean
   /**
+   * libwebp's low_memory mode (no token buffer: about 1.4 MiB less per MP, twice the encode time), for a
+   * lossy WebP from the row pipeline whose plan does not fit without it.
+   */
+  lowMemoryWebp: boolean
+  /**
    * A progressive JPEG from libjpeg-turbo (effort 3 and up), which keeps every coefficient until the end;
    * the row pipeline writes a baseline one instead when the progressive plan does not fit.
    */
@@ -205,6 +211,7 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
     padded: resize.width !== canvas.width || resize.height !== canvas.height,
     lossless: settings.lossless,
     progressiveJpeg: format === 'jpeg' && turboJpegSettings(settings).progressive,
+    lowMemoryWebp: false,
   })
   const fits = (plan: ConversionPlan) => estimateMiB(plan, leanResidentMiB) <= limits.memoryBudgetMiB
   const upright = uprightSize(header)
@@ -225,7 +232,10 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
   // lean codec its RGBA (MozJPEG from effort 3 and oxipng where they fit: their files are smaller).
   if (ROW_SOURCES.has(header.format) && header.frames === 1) {
     const rows = (scale: number, sink: ConversionPlan['sink'], turbo = false): ConversionPlan => ({ ...at(scale, turbo), route: 'rows', sink })
-    if (format === 'webp') return rows(first, 'lean')
+    if (format === 'webp') {
+      const webp = rows(first, 'lean')
+      return fits(webp) || settings.lossless ? webp : { ...webp, lowMemoryWebp: true }
+    }
     if (format === 'jpeg') {
       // libjpeg-turbo progressive keeps every coefficient until the end; a baseline JPEG (a few % larger) only a band of rows.
       const turbo = rows(first, 'lean', true)
@@ -316,6 +326,7 @@ function rowsParts(plan: ConversionPlan, progressive: number): { lean: number; o
     plan.sink === 'rgba' ? r.sink.rgba
     : plan.format === 'webp' && plan.lossless ? m.webpLosslessEncode
     : plan.format === 'jpeg' && !plan.progressiveJpeg ? r.sink.jpegBaseline
+    : plan.format === 'webp' && plan.lowMemoryWebp ? r.sink.webpLowMemory
     : r.sink[plan.format as 'jpeg' | 'webp' | 'png']
   const lean = r.baseMiB + file + source + turned + resize + sink.baseMiB + sink.perMP * outMP
   const encoder = plan.sink === 'rgba' ? (plan.turbo ? m.turboJpegEncode : m.encode[plan.format]) : undefined
@@ -349,7 +360,13 @@ export function checkAlphaPlane(plan: ConversionPlan, settings: EncodeSettings, 
   // shares the encoder's moment with the resized pixels only; a whole-image decoder's memory may still
   // be resident (dropped, not yet collected), so then it counts too.
   const encodeStep = m.baseMiB + m.resize.outputPerMP * outMP + m.encode.webp.baseMiB + m.encode.webp.perMP * outMP + alpha
-  const withAlpha = plan.route !== 'rows' && plan.resized && estimateParts(plan).other === 0 ? Math.max(estimate, encodeStep) : estimate + alpha
+  // In the row pipeline the alpha plane is lean memory too: it adds to the conversion's own lean part, which the
+  // isolate's resident lean memory (already in `estimate`) covers when that is larger.
+  const parts = estimateParts(plan)
+  const withAlpha =
+    plan.route === 'rows' ? Math.max(estimate, m.baseMiB + parts.lean + alpha + parts.other)
+    : plan.resized && parts.other === 0 ? Math.max(estimate, encodeStep)
+    : estimate + alpha
   if (withAlpha > limits.memoryBudgetMiB) {
     throw new ApiError(
       'operation_too_large',

@@ -73,7 +73,7 @@ export async function convertRows(
     output = await encodeImage(image, format, { ...settings, turbo: plan.turbo })
     return { output, width, height, memoryEstimate, timings: { decode, transform, encode: await clock.lap() } }
   }
-  output = run(() => encodeRows(lean, format, settings, plan.progressiveJpeg, (transparent) => {
+  output = run(() => encodeRows(lean, format, settings, plan, (transparent) => {
     memoryEstimate = checkAlphaPlane(plan, settings, transparent, memoryEstimate, limits)
   }))
   return { output, width, height, memoryEstimate, timings: { decode, transform: 0, encode: await clock.lap() } }
@@ -112,10 +112,10 @@ function addTransforms(
 }
 
 /**
- * The lean sinks (a JPEG progressive as the plan says); `checkAlpha` hears, before a lossy WebP is
+ * The lean sinks (a JPEG progressive and a WebP in low-memory mode as the plan says); `checkAlpha` hears, before a lossy WebP is
  * encoded, whether it needs an alpha plane.
  */
-function encodeRows(lean: LeanCodec, format: OutputFormat, settings: EncodeSettings, progressive: boolean, checkAlpha: (transparent: boolean) => void): Encoded {
+function encodeRows(lean: LeanCodec, format: OutputFormat, settings: EncodeSettings, { progressiveJpeg: progressive, lowMemoryWebp: lowMemory }: ConversionPlan, checkAlpha: (transparent: boolean) => void): Encoded {
   if (format === 'jpeg') return lean.rowsToJpeg({ ...turboJpegSettings(settings), progressive })
   if (format === 'png') {
     const { level, filters } = pngRowSettings(settings.effort)
@@ -126,5 +126,5 @@ function encodeRows(lean: LeanCodec, format: OutputFormat, settings: EncodeSetti
   const { quality, lossless, effort } = settings
   const { transparent } = lean.rowsToWebpPicture(lossless)
   checkAlpha(transparent && !lossless)
-  return lean.encodeWebp(lossless ? Math.min(100, effort * 11) : quality, webpMethod(effort), width * height > WEBP_LOW_MEMORY_PIXELS, lossless)
+  return lean.encodeWebp(lossless ? Math.min(100, effort * 11) : quality, webpMethod(effort), lowMemory || (lossless && width * height > WEBP_LOW_MEMORY_PIXELS), lossless)
 }
