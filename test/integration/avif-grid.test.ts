@@ -54,14 +54,25 @@ describe('large AVIF output (grid of cells)', () => {
   })
 
   it('writes an odd-sized grid as 4:4:4 (a 4:2:0 grid must be even-sized) and keeps transparency', async () => {
-    const res = await compress(fixture('alpha.png'), { format: 'avif', width: 1601, enlarge: true })
+    const res = await compress(fixture('alpha.png'), { format: 'avif', width: 2001, enlarge: true })
     const body = await okBytes(res)
-    expect([res.headers.get('x-output-width'), res.headers.get('x-output-height')]).toEqual(['1601', '1001'])
+    expect([res.headers.get('x-output-width'), res.headers.get('x-output-height')]).toEqual(['2001', '1251'])
     expect(av1Config(body)).toEqual({ profile: 1, subsamplingX: 0, subsamplingY: 0 })
     // A colour grid and an alpha grid, each of 3 x 2 cells.
     expect(itemTypes(body).filter((t) => t === 'grid')).toHaveLength(2)
     const out = await decode(body)
-    expect([out.image.width, out.image.height]).toEqual([1601, 1001])
+    expect([out.image.width, out.image.height]).toEqual([2001, 1251])
+    const reference = await decode(await okBytes(await compress(fixture('alpha.png'), { format: 'png', width: 2001, enlarge: true })))
+    expect(psnr(reference.image, out.image, { alpha: true })).toBeGreaterThan(30)
+  })
+
+  it('writes an odd-sized image of up to 2.1 MP whole, 4:2:0, with no grid', async () => {
+    const res = await compress(fixture('alpha.png'), { format: 'avif', width: 1601, enlarge: true })
+    const body = await okBytes(res)
+    expect([res.headers.get('x-output-width'), res.headers.get('x-output-height')]).toEqual(['1601', '1001'])
+    expect(av1Config(body)).toEqual({ profile: 0, subsamplingX: 1, subsamplingY: 1 })
+    expect(itemTypes(body).filter((t) => t === 'grid')).toHaveLength(0)
+    const out = await decode(body)
     const reference = await decode(await okBytes(await compress(fixture('alpha.png'), { format: 'png', width: 1601, enlarge: true })))
     expect(psnr(reference.image, out.image, { alpha: true })).toBeGreaterThan(30)
   })

@@ -68,6 +68,16 @@ EXPORT(ae_alloc) void *ae_alloc(size_t size) {
 EXPORT(ae_free) void ae_free(void *p) { free(p); }
 
 /* Cells of at most `size` x `size` pixels (a multiple of 64, at least 64) for the next ae_start. */
+/* Images of at most this many pixels are encoded whole (0: one cell's area); see ae_start. */
+static uint64_t whole_limit;
+
+/**
+ * Encode images of up to `max_pixels` whole rather than as a grid: a grid's cells are predicted apart,
+ * which costs bytes (+3-11 % on photos), and an odd-sized grid must be 4:4:4. Whole, libaom's memory
+ * follows the frame (about 20 MiB per MP), so the caller sets this where that fits.
+ */
+EXPORT(ae_whole) void ae_whole(int max_pixels) { whole_limit = max_pixels > 0 ? (uint64_t)max_pixels : 0; }
+
 EXPORT(ae_cell) void ae_cell(int size) {
   if (size < 64 || size % 64) fail("bad AVIF cell size");
   cell_limit = (uint32_t)size;
@@ -100,8 +110,9 @@ EXPORT(ae_start) void ae_start(int width, int height, int quality, int speed, in
    * one image, not two cells; a 4096x144 strip took 7.6 MiB more than a 768x768 cell, 1152x512 as much).
    * Grid cells must be at least 64x64 (MIAF 7.3.11.4.2): an image narrower or lower than that is too.
    */
-  int one_cell = (uint64_t)width * (uint64_t)height <= (uint64_t)cell_limit * cell_limit &&
-                 (uint32_t)width <= 2 * cell_limit && (uint32_t)height <= 2 * cell_limit;
+  const uint64_t area = (uint64_t)width * (uint64_t)height;
+  int one_cell = area <= (uint64_t)cell_limit * cell_limit && (uint32_t)width <= 2 * cell_limit && (uint32_t)height <= 2 * cell_limit;
+  if (whole_limit && area <= whole_limit && (uint32_t)width <= 4096 && (uint32_t)height <= 4096) one_cell = 1;
   if (one_cell || width < 64 || height < 64)
     grid_cols = grid_rows = 1, cell_width = (uint32_t)width, cell_height = (uint32_t)height;
   if (grid_cols * grid_rows > 1 && (grid_cols > 256 || grid_rows > 256)) fail("AVIF too large for a grid of 256 x 256 cells");

@@ -15,6 +15,7 @@ interface AvifExports {
   ae_alloc(size: number): number
   ae_free(ptr: number): void
   ae_cell(size: number): void
+  ae_whole(maxPixels: number): void
   ae_start(width: number, height: number, quality: number, speed: number, flags: number): void
   ae_rows(ptr: number, count: number): void
   ae_finish(): number
@@ -38,6 +39,13 @@ const PAGE = 65536
 const ALPHA = 1
 const LOSSLESS = 2
 const SHARP_YUV = 4
+/**
+ * Lossy images of up to this many pixels are encoded whole: a 1600x1200 photo as one frame was 3-11 % smaller
+ * than as a grid of 768x768 cells (wasm/avif/README.md), and an odd size stays 4:2:0. libaom's state follows
+ * the frame, about 20 MiB per MP, within MEMORY_MODEL.encode.avif at this size (docs/memory.md).
+ */
+export const AVIF_WHOLE_PIXELS = 2_100_000
+
 /** Rows converted per call: an even number, so 4:2:0 chroma rows are never split between bands. */
 export const AVIF_BAND_ROWS = 64
 const EBADF = 8
@@ -79,12 +87,14 @@ export class AvifEncoder {
 
   /**
    * Encode `width` x `height` RGBA pixels (4 bytes each, rows packed) into an AVIF file. Lossy output is
-   * 4:2:0 (4:4:4 for an odd-sized grid), converted by libsharpyuv; lossless is 4:4:4 with the identity
+   * 4:2:0 (4:4:4 for an odd-sized grid, above AVIF_WHOLE_PIXELS), converted by libsharpyuv; lossless is 4:4:4 with the identity
    * matrix. The pixels are copied in a band at a time, never whole.
    */
   encode(rgba: Uint8Array | Uint8ClampedArray, width: number, height: number, settings: AvifSettings): Uint8Array {
     const e = this.exports
     const flags = (settings.alpha ? ALPHA : 0) | (settings.lossless ? LOSSLESS : SHARP_YUV)
+    // Lossy images up to AVIF_WHOLE_PIXELS are one AV1 frame, not a grid (no seams to pay for, 4:2:0 at any size).
+    if (!settings.lossless) e.ae_whole(AVIF_WHOLE_PIXELS)
     e.ae_start(width, height, settings.lossless ? 100 : settings.quality, settings.speed, flags)
     const rowBytes = width * 4
     const rows = Math.min(AVIF_BAND_ROWS, height)
