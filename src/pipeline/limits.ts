@@ -109,7 +109,7 @@ export const MEMORY_MODEL = {
    * plane twice, the decoder's and ours) or RGBA (shrunk, or lossless, whose decoder also holds the
    * input as ARGB: `webpLosslessPerMP` of input). An EXIF turn collects the decoded image once (RGBA).
    * The resampler holds its ring (`ringMiB`). The sink, fixed MiB plus MiB per output MP: libjpeg-turbo
-   * (progressive: its coefficients; baseline: a band of rows), libwebp (with its token buffer, or in low-memory mode) (planes and working memory; lossless in
+   * (progressive or optimised tables: its coefficients; baseline with standard tables: a band of rows), libwebp (with its token buffer, or in low-memory mode) (planes and working memory; lossless in
    * place of lossy as `webpLosslessEncode`), libpng (the output, written out to JS as it goes), or the
    * RGBA image for an encoder outside the lean codec, whose own term (`encode`) then counts as `other`.
    */
@@ -125,7 +125,7 @@ export const MEMORY_MODEL = {
       jpegBaseline: { baseMiB: 2, perMP: 0.8 },
       webp: { baseMiB: 10, perMP: 3.5 },
       webpLowMemory: { baseMiB: 10, perMP: 2 },
-      png: { baseMiB: 2, perMP: 3 },
+      png: { baseMiB: 2, perMP: 3.3 },
       rgba: { baseMiB: 0, perMP: 4 },
     },
   },
@@ -177,10 +177,11 @@ export interface ConversionPlan {
    */
   lowMemoryWebp: boolean
   /**
-   * A progressive JPEG from libjpeg-turbo (effort 3 and up), which keeps every coefficient until the end;
-   * the row pipeline writes a baseline one instead when the progressive plan does not fit.
+   * libjpeg-turbo keeps every coefficient until the end: for a progressive JPEG (effort 3 and up) and for
+   * optimised Huffman tables (every effort). Where that does not fit, the row pipeline writes a baseline
+   * JPEG with the standard tables instead (5-10 % larger), holding a band of rows.
    */
-  progressiveJpeg: boolean
+  bufferedJpeg: boolean
 }
 
 /**
@@ -211,7 +212,7 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
     resized: resize.width !== crop.width || resize.height !== crop.height,
     padded: resize.width !== canvas.width || resize.height !== canvas.height,
     lossless: settings.lossless,
-    progressiveJpeg: format === 'jpeg' && turboJpegSettings(settings).progressive,
+    bufferedJpeg: format === 'jpeg',
     lowMemoryWebp: false,
   })
   const fits = (plan: ConversionPlan) => estimateMiB(plan, leanResidentMiB) <= limits.memoryBudgetMiB
@@ -238,9 +239,9 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
       return fits(webp) || settings.lossless ? webp : { ...webp, lowMemoryWebp: true }
     }
     if (format === 'jpeg') {
-      // libjpeg-turbo progressive keeps every coefficient until the end; a baseline JPEG (a few % larger) only a band of rows.
+      // libjpeg-turbo progressive or with optimised tables keeps every coefficient; baseline with standard tables a band of rows.
       const turbo = rows(first, 'lean', true)
-      return (!fast && scales.map((scale) => rows(scale, 'rgba')).find(fits)) || (fits(turbo) ? turbo : { ...turbo, progressiveJpeg: false })
+      return (!fast && scales.map((scale) => rows(scale, 'rgba')).find(fits)) || (fits(turbo) ? turbo : { ...turbo, bufferedJpeg: false })
     }
     if (format === 'png') return (settings.effort >= OXIPNG_FROM_EFFORT && [rows(8, 'rgba')].find(fits)) || rows(8, 'lean')
     return scales.map((scale) => rows(scale, 'rgba')).find(fits) ?? rows(last, 'rgba')
@@ -326,7 +327,7 @@ function rowsParts(plan: ConversionPlan, progressive: number): { lean: number; o
   const sink =
     plan.sink === 'rgba' ? r.sink.rgba
     : plan.format === 'webp' && plan.lossless ? m.webpLosslessEncode
-    : plan.format === 'jpeg' && !plan.progressiveJpeg ? r.sink.jpegBaseline
+    : plan.format === 'jpeg' && !plan.bufferedJpeg ? r.sink.jpegBaseline
     : plan.format === 'webp' && plan.lowMemoryWebp ? r.sink.webpLowMemory
     : r.sink[plan.format as 'jpeg' | 'webp' | 'png']
   const lean = r.baseMiB + file + source + turned + resize + sink.baseMiB + sink.perMP * outMP

@@ -112,11 +112,11 @@ function addTransforms(
 }
 
 /**
- * The lean sinks (a JPEG progressive and a WebP in low-memory mode as the plan says); `checkAlpha` hears, before a lossy WebP is
+ * The lean sinks (a JPEG with its coefficients buffered or not, and a WebP in low-memory mode, as the plan says); `checkAlpha` hears, before a lossy WebP is
  * encoded, whether it needs an alpha plane.
  */
-function encodeRows(lean: LeanCodec, format: OutputFormat, settings: EncodeSettings, { progressiveJpeg: progressive, lowMemoryWebp: lowMemory }: ConversionPlan, checkAlpha: (transparent: boolean) => void): Encoded {
-  if (format === 'jpeg') return lean.rowsToJpeg({ ...turboJpegSettings(settings), progressive })
+function encodeRows(lean: LeanCodec, format: OutputFormat, settings: EncodeSettings, { bufferedJpeg: buffered, lowMemoryWebp: lowMemory }: ConversionPlan, checkAlpha: (transparent: boolean) => void): Encoded {
+  if (format === 'jpeg') return lean.rowsToJpeg(buffered ? turboJpegSettings(settings) : { quality: settings.quality, progressive: false, optimize: false })
   if (format === 'png') {
     const { level, filters } = pngRowSettings(settings.effort)
     return lean.rowsToPng(level, filters)

@@ -52,21 +52,17 @@ describe('format=auto within the memory budget', () => {
   })
 
   it("falls back to the input's family when neither AVIF nor WebP fits", async () => {
-    // The budget sits between the JPEG plan's estimate and the WebP plan's, both as the API reports them:
-    // at 10 MP libwebp's planes cost more than libjpeg-turbo's band of rows, by more than the lean memory
-    // the isolate holds from earlier conversions (which both plans reuse).
+    // 16384x600 (9.8 MP): wider than WebP can be (16383), and an AVIF of it is over the memory budget; the
+    // input's family, JPEG, is written row by row.
     const input = fixture('large.jpg')
-    const query = 'width=4000&enlarge=true&effort=2'
-    const webp = estimateOf(await post(input, `${query}&format=webp`))
-    const jpeg = estimateOf(await post(input, `${query}&format=jpeg`))
-    expect(jpeg, 'the JPEG plan must need less than the WebP plan for this test').toBeLessThan(webp - 1)
-    // Just above the JPEG plan: WebP does not fit there even in libwebp's low-memory mode.
-    const budget = { MEMORY_BUDGET_MIB: String(jpeg + 1) }
-
-    await expectProblem(await post(input, `${query}&format=webp`, {}, budget), 'operation_too_large', 422)
-    const res = await post(input, `${query}&format=auto`, { Accept: BROWSER }, budget)
+    const query = 'width=16384&height=600&fit=fill&enlarge=true'
+    const avif = await expectProblem(await post(input, `${query}&format=avif`), 'operation_too_large', 422)
+    expect(avif.estimateMiB as number).toBeGreaterThan(120)
+    await expectProblem(await post(input, `${query}&format=webp`), 'image_too_large', 422)
+    const res = await post(input, `${query}&format=auto`, { Accept: BROWSER })
     const out = await decode(await okBytes(res))
-    expect([out.format, out.image.width, out.image.height]).toEqual(['jpeg', 4000, 2500])
+    expect([out.format, out.image.width, out.image.height]).toEqual(['jpeg', 16384, 600])
+    expect(estimateOf(res)).toBeLessThanOrEqual(120)
   })
 
   it('answers 422 operation_too_large when no candidate fits, and serves the next request', async () => {
