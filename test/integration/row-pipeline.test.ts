@@ -61,6 +61,18 @@ describe('PNG output, row by row', () => {
   })
 })
 
+describe('large answers', () => {
+  it('answers a PNG of several MiB whole and intact: it is written out in parts of 1 MiB', async () => {
+    const res = await compress(fixture('photo.jpg'), { format: 'png', width: 3000, enlarge: true, effort: 0 })
+    const bytes = await okBytes(res)
+    expect(bytes.length).toBeGreaterThan(3 * 1024 * 1024)
+    expect(res.headers.get('content-length')).toBe(String(bytes.length))
+    // The decoder checks every critical chunk's CRC: a part out of place or repeated would fail it.
+    const out = await decode(bytes)
+    expect([out.format, out.image.width, out.image.height]).toEqual(['png', 3000, 1875])
+  }, 60_000)
+})
+
 describe('WebP output from rows', () => {
   it('carries alpha from a PNG into a lossy WebP, and flattens it for JPEG', async () => {
     const webp = (await decode(await okBytes(await compress(fixture('basn6a08.png'), { format: 'webp' }, { contentType: 'image/png' })))).image
