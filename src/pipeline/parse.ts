@@ -1,6 +1,7 @@
 import type { Context } from 'hono'
 import { z } from 'zod'
 import { ApiError } from '../errors'
+import { bodyBuffer } from '../lib/body-buffer'
 import { withinMs } from '../lib/deadline'
 import { type CompressOptions, CompressOptionsSchema } from './options'
 
@@ -14,7 +15,8 @@ export interface ParsedRequest {
 }
 
 /**
- * Read a request body, counting bytes as they stream in and stopping at `maxBytes`.
+ * Read a request body, counting bytes as they stream in and stopping at `maxBytes`, into the isolate's
+ * body buffer: the bytes are a view of it, valid until the next conversion reads its body.
  *
  * Hono's bodyLimit trusts a Content-Length when one is present; we count regardless, so neither a
  * missing nor a lying Content-Length lets a larger body through.
@@ -24,7 +26,8 @@ export async function readBody(request: Request, maxBytes: number, timeoutMs = N
   const declared = Number(request.headers.get('content-length') ?? Number.NaN)
   if (!request.body) return new Uint8Array(0)
   const reader = request.body.getReader()
-  let buffer = new Uint8Array(Number.isFinite(declared) && declared > 0 ? declared : 64 * 1024)
+  // The isolate's body buffer (src/lib/body-buffer.ts): the result is a view of it, valid for this conversion.
+  let buffer = bodyBuffer(Number.isFinite(declared) && declared > 0 ? declared : 64 * 1024)
   let size = 0
   const deadline = Date.now() + timeoutMs
   const tooSlow = () => new ApiError('body_timeout', `The request body did not finish arriving within ${timeoutMs} ms (BODY_TIMEOUT_MS).`, { limit: timeoutMs })
@@ -46,11 +49,7 @@ export async function readBody(request: Request, maxBytes: number, timeoutMs = N
       await reader.cancel().catch(() => {})
       throw tooLarge(maxBytes)
     }
-    if (size + value.length > buffer.length) {
-      const grown = new Uint8Array(Math.min(maxBytes, Math.max(size + value.length, buffer.length * 2)))
-      grown.set(buffer.subarray(0, size))
-      buffer = grown
-    }
+    if (size + value.length > buffer.length) buffer = bodyBuffer(Math.min(maxBytes, Math.max(size + value.length, buffer.length * 2)), size)
     buffer.set(value, size)
     size += value.length
   }

@@ -91,7 +91,8 @@ export const compress = new Hono<{ Bindings: Env } & ClientVariables>().post('/'
     // never bigger: same format, same pixels, and no smaller? the input itself is the better answer
     const unchanged = format === header.format && isIdentity(geometry, upright.width, upright.height) && header.orientation === 1
     const original = unchanged && byteLength(output) >= bytes.length
-    if (original) output = bytes
+    // The body is a view of the isolate's body buffer, which the next conversion reuses: the answer gets a copy.
+    if (original) output = bytes.slice()
 
     const outcome: Outcome = {
       bytes: output,

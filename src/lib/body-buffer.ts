@@ -1,0 +1,24 @@
+/**
+ * One buffer per isolate for request bodies, reused by every conversion. Conversions run one at a time
+ * (the conversion slot) and read their bodies only once they hold it, so one buffer serves them all; a
+ * fresh array per request was garbage after it, and back-to-back 12 MP photo PNGs (21 MiB each) to WebP
+ * grew workerd by about 20 MiB a request until V8 collected them (npm run memory:steady). It grows to the
+ * largest body seen (at most MAX_INPUT_BYTES) and never shrinks, like the lean memory.
+ *
+ * What a conversion hands on after its slot (the answer) must not be a view of it: the next body would
+ * overwrite it.
+ *
+ * @example
+ * let buffer = bodyBuffer(declaredLength)
+ */
+let shared = new Uint8Array(0)
+
+/** A buffer of at least `size` bytes, keeping the first `keep` bytes of the one handed out before. */
+export function bodyBuffer(size: number, keep = 0): Uint8Array {
+  if (shared.length < size) {
+    const grown = new Uint8Array(size)
+    grown.set(shared.subarray(0, keep))
+    shared = grown
+  }
+  return shared
+}
