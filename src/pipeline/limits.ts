@@ -124,7 +124,7 @@ export const MEMORY_MODEL = {
     sink: {
       jpeg: { baseMiB: 2, perMP: 3.1 },
       jpegBaseline: { baseMiB: 2, perMP: 0.8 },
-      webp: { baseMiB: 10, perMP: 3.5 },
+      webp: { baseMiB: 10, perMP: 3.7 },
       webpLowMemory: { baseMiB: 10, perMP: 2 },
       png: { baseMiB: 2, perMP: 3.3 },
       rgba: { baseMiB: 0, perMP: 4 },
