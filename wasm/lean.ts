@@ -45,7 +45,6 @@ interface LeanExports {
   px_jpeg(): void
   px_png(): void
   px_webp(width: number, height: number): void
-  px_rgba(ptr: number, width: number, height: number, alpha: number): void
   px_orient(orientation: number): void
   px_crop(x: number, y: number, width: number, height: number): void
   px_resize(width: number, height: number): void
@@ -261,8 +260,8 @@ export class LeanCodec {
   // ------------------------------------------------------------ the row pipeline (wasm/lean/pipeline.c)
 
   /**
-   * Source: a JPEG's rows as stored, decoded at scaleEighths/8 of its size (libjpeg's scaled inverse
-   * DCT). Returns the decoded size and the number of colour components (1 grey, 3, or 4 for CMYK).
+   * Source: a JPEG's rows as stored (orientRows turns them), decoded at scaleEighths/8 of its size
+   * (libjpeg's scaled inverse DCT). Returns the decoded size.
    */
   rowsFromJpeg(bytes: Uint8Array, scaleEighths: number): { width: number; height: number } {
     this.openJpeg(bytes)
@@ -286,11 +285,6 @@ export class LeanCodec {
   rowsFromWebp(width: number, height: number): { width: number; height: number } {
     this.exports.px_webp(width, height)
     return this.rowsSize()
-  }
-
-  /** Source: RGBA pixels (taken over: a view of this instance is passed by address, anything else copied in). */
-  rowsFromRgba(image: ImageData, alpha: boolean): void {
-    this.exports.px_rgba(this.pixelsIn(image), image.width, image.height, alpha ? 1 : 0)
   }
 
   /** Transforms, in the order they are added: EXIF orientation, crop, Lanczos3 resample, centred padding, flattening over a colour. */

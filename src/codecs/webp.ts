@@ -1,7 +1,7 @@
 import { leanCodec } from '../../wasm'
 import { capEffort, type EffortCaps } from './effort-caps'
 import { firstFrame, onCanvas } from './webp-frame'
-import { type Codec, capped, DecodeFailure, decoderMemoryCap, effortOption, encoderMemoryCap, leanFailure, losslessOption, qualityOption } from './types'
+import { type Codec, capped, DecodeFailure, decoderMemoryCap, type EncodeSettings, effortOption, encoderMemoryCap, leanFailure, losslessOption, qualityOption } from './types'
 
 /**
  * libwebp's low_memory mode (no token buffer) from here up: docs/memory.md measured about 17 MiB less
@@ -25,6 +25,17 @@ export const WEBP_EFFORT_CAPS: EffortCaps = [
 
 /** libwebp's method (0-6) for the service's effort (0-9). */
 export const webpMethod = (effort: number): number => Math.min(6, effort)
+
+/**
+ * libwebp's settings for the common ones, for `pixels` of output: lossless takes effort x 11 as its quality
+ * (compression level), and low_memory is on from WEBP_LOW_MEMORY_PIXELS, or wherever the plan asks for it.
+ */
+export const libwebpSettings = ({ quality, lossless, effort }: EncodeSettings, pixels: number, lowMemory = false) => ({
+  quality: lossless ? Math.min(100, effort * 11) : quality,
+  method: webpMethod(effort),
+  lossless,
+  lowMemory: lowMemory || pixels > WEBP_LOW_MEMORY_PIXELS,
+})
 
 export const webp: Codec = {
   id: 'webp',
@@ -60,13 +71,8 @@ export const webp: Codec = {
     )
     return frame ? onCanvas(image, frame) : image
   },
-  async encode(image, { quality, lossless, effort }) {
-    // libwebp in the lean codec (its JPEG route fills the same encoder's planes from decoded rows).
-    return leanCodec(encoderMemoryCap()).encodeWebpRgba(image, {
-      quality: lossless ? Math.min(100, effort * 11) : quality,
-      method: webpMethod(effort),
-      lossless,
-      lowMemory: image.width * image.height > WEBP_LOW_MEMORY_PIXELS,
-    })
+  async encode(image, settings) {
+    // libwebp in the lean codec (the row pipeline fills the same encoder's planes from rows).
+    return leanCodec(encoderMemoryCap()).encodeWebpRgba(image, libwebpSettings(settings, image.width * image.height))
   },
 }

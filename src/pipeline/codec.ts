@@ -1,4 +1,4 @@
-import { leanCodec } from '../../wasm'
+import { leanCodec, type LeanCodec } from '../../wasm'
 import { turboJpegSettings } from '../codecs/jpeg'
 import { CODECS, type FormatId, type OutputFormat } from '../codecs/registry'
 import { webpMethod } from '../codecs/webp'
@@ -27,13 +27,13 @@ export async function decodeImage(bytes: Uint8Array, header: ImageHeader, scaleE
 }
 
 /** The public 422 for a decoder that failed on the input (an ApiError a step raised on the way passes as it is). */
-export function undecodable(header: ImageHeader, error: unknown): ApiError {
+function undecodable(header: ImageHeader, error: unknown): ApiError {
   if (error instanceof ApiError) return error
   return new ApiError('corrupt_image', `The ${header.format} image could not be decoded: ${reason(error)}.`)
 }
 
 /** Decoders grey-fill what is missing from a cut-off JPEG; the sniffer saw it end early, so refuse it. */
-export function refuseTruncated(header: ImageHeader): void {
+function refuseTruncated(header: ImageHeader): void {
   if (header.truncated) {
     throw new ApiError('corrupt_image', `The ${header.format} data is truncated: it ends before the end-of-image marker.`)
   }
@@ -83,6 +83,28 @@ export function encodeSettings(
 
 export const isOutputFormat = (format: FormatId): format is OutputFormat => Boolean(CODECS[format].encode)
 
+/** Libraries whose messages a failing lean pass shows, by input format. */
+const LEAN_LIBRARY: Partial<Record<FormatId, string>> = { jpeg: 'libjpeg', png: 'libpng', webp: 'libwebp' }
+
+/**
+ * The conversion's lean codec, and `run` for each step of a pass through it: a failure anywhere in the
+ * pass is the input's (422 corrupt_image with the library's message; the encoders only fail for memory,
+ * which `capped` names), and an ApiError a step raises passes as it is. A truncated JPEG is refused first.
+ */
+export function leanPass(header: ImageHeader): { lean: LeanCodec; run: <T>(step: () => T) => T } {
+  refuseTruncated(header)
+  const cap = decoderMemoryCap()
+  const library = LEAN_LIBRARY[header.format] ?? header.format
+  const run = <T>(step: () => T): T => {
+    try {
+      return capped(cap, header, () => leanFailure(library, step))
+    } catch (error) {
+      throw undecodable(header, error)
+    }
+  }
+  return { lean: leanCodec(cap), run }
+}
+
 /**
  * Steps 4-6 as one pass of the lean codec, for the same-size routes planConversion chooses (src/pipeline/limits.ts) beside the row
  * pipeline (src/pipeline/rows.ts): a turned JPEG's rows written where they land in the WebP encoder's planes, a lossy WebP's own YUV
@@ -96,17 +118,7 @@ export async function transcode(
   settings: EncodeSettings,
   clock: Stopwatch,
 ): Promise<{ output: Uint8Array; decodeMs: number; encodeMs: number }> {
-  refuseTruncated(header)
-  const cap = decoderMemoryCap()
-  const lean = leanCodec(cap)
-  const library = header.format === 'webp' ? 'libwebp' : 'libjpeg'
-  const run = <T>(step: () => T): T => {
-    try {
-      return capped(cap, header, () => leanFailure(library, step))
-    } catch (error) {
-      throw undecodable(header, error)
-    }
-  }
+  const { lean, run } = leanPass(header)
   const timed = async (decode: () => void, encode: () => Uint8Array) => {
     run(decode)
     const decodeMs = await clock.lap()

@@ -1,19 +1,16 @@
-import { leanCodec, type LeanCodec } from '../../wasm'
+import type { LeanCodec } from '../../wasm'
 import { turboJpegSettings } from '../codecs/jpeg'
 import { pngRowSettings } from '../codecs/png'
 import { CODECS, type OutputFormat } from '../codecs/registry'
-import { WEBP_LOW_MEMORY_PIXELS, webpMethod } from '../codecs/webp'
-import { capped, DecodeFailure, decoderMemoryCap, type EncodeSettings, leanFailure } from '../codecs/types'
+import { libwebpSettings } from '../codecs/webp'
+import { DecodeFailure, type EncodeSettings } from '../codecs/types'
 import type { Limits } from '../env'
 import type { Stopwatch } from '../lib/stopwatch'
-import { encodeImage, refuseTruncated, undecodable } from './codec'
+import { encodeImage, leanPass } from './codec'
 import { checkAlphaPlane, type ConversionPlan } from './limits'
 import type { Encoded } from './respond'
 import { type ImageHeader, uprightSize } from './sniff'
-import { fitToDecoded, type Geometry } from './transform'
-
-/** Libraries whose messages a failing row pass shows, by input format. */
-const LIBRARY = { jpeg: 'libjpeg', png: 'libpng', webp: 'libwebp' } as const
+import { fitToDecoded, type Geometry, paddingColour } from './transform'
 
 export interface RowsResult {
   output: Encoded
@@ -47,23 +44,13 @@ export async function convertRows(
   limits: Limits,
   clock: Stopwatch,
 ): Promise<RowsResult> {
-  refuseTruncated(header)
-  const cap = decoderMemoryCap()
-  const lean = leanCodec(cap)
-  const library = LIBRARY[header.format as keyof typeof LIBRARY]
-  // A failure anywhere in the pass is the source's (the encoders only fail for memory, which `capped` names).
-  const run = <T>(step: () => T): T => {
-    try {
-      return capped(cap, header, () => leanFailure(library, step))
-    } catch (error) {
-      throw undecodable(header, error)
-    }
-  }
+  const { lean, run } = leanPass(header)
 
   run(() => openSource(lean, bytes, header, plan.scale))
   const decode = await clock.lap()
   const format = plan.format
-  run(() => addTransforms(lean, header, geometry, CODECS[format].alpha ? [...background, 0] : [...background, 255], background, CODECS[format].alpha))
+  const keepsAlpha = CODECS[format].alpha
+  run(() => addTransforms(lean, header, geometry, paddingColour(keepsAlpha, background), background, keepsAlpha))
   const { width, height } = lean.rowsSize()
 
   let output: Encoded
@@ -123,8 +110,9 @@ function encodeRows(lean: LeanCodec, format: OutputFormat, settings: EncodeSetti
   }
   if (format !== 'webp') throw new Error(`no lean sink for ${format}`)
   const { width, height } = lean.rowsSize()
-  const { quality, lossless, effort } = settings
-  const { transparent } = lean.rowsToWebpPicture(lossless)
-  checkAlpha(transparent && !lossless)
-  return lean.encodeWebp(lossless ? Math.min(100, effort * 11) : quality, webpMethod(effort), lowMemory || (lossless && width * height > WEBP_LOW_MEMORY_PIXELS), lossless)
+  // Lossy: the plan chose low-memory mode or not; lossless keeps the whole-image encoder's rule.
+  const webp = libwebpSettings(settings, settings.lossless ? width * height : 0, lowMemory)
+  const { transparent } = lean.rowsToWebpPicture(webp.lossless)
+  checkAlpha(transparent && !webp.lossless)
+  return lean.encodeWebp(webp.quality, webp.method, webp.lowMemory, webp.lossless)
 }

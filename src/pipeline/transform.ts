@@ -143,6 +143,9 @@ export function orient(image: ImageData, orientation: number): ImageData {
   return new ImageData(new Uint8ClampedArray(out.buffer), outW, outH)
 }
 
+/** The colour `contain` pads with: the background, transparent for a format with alpha, opaque for one without. */
+export const paddingColour = (keepsAlpha: boolean, [r, g, b]: [number, number, number]): [number, number, number, number] => [r, g, b, keepsAlpha ? 0 : 255]
+
 /** Parse `#rgb`/`#rrggbb` into [r, g, b]. */
 export function parseColour(hex: string): [number, number, number] {
   let digits = hex.replace(/^#/, '')

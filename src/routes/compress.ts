@@ -9,7 +9,7 @@ import { checkRequestHead, parseRequest } from '../pipeline/parse'
 import { byteLength, type Encoded, type Outcome, respond } from '../pipeline/respond'
 import { convertRows } from '../pipeline/rows'
 import { readHeader, uprightSize } from '../pipeline/sniff'
-import { applyGeometry, fitToDecoded, flatten, hasTransparency, isIdentity, parseColour, planGeometry } from '../pipeline/transform'
+import { applyGeometry, fitToDecoded, flatten, hasTransparency, isIdentity, paddingColour, parseColour, planGeometry } from '../pipeline/transform'
 import { CODECS } from '../codecs/registry'
 import { decoderMemoryCap } from '../codecs/types'
 import { Stopwatch } from '../lib/stopwatch'
@@ -51,7 +51,7 @@ export const compress = new Hono<{ Bindings: Env } & ClientVariables>().post('/'
     let memoryEstimate = choice.memoryEstimate
     if (choice.releaseLeanMemory) releaseLeanMemory()
     const background = parseColour(options.background)
-    const padding: [number, number, number, number] = CODECS[format].alpha ? [...background, 0] : [...background, 255]
+    const padding = paddingColour(CODECS[format].alpha, background)
 
     const clock = new Stopwatch()
     let output: Encoded
