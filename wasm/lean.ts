@@ -45,6 +45,8 @@ interface LeanExports {
   px_jpeg(): void
   px_png(): void
   px_webp(width: number, height: number): void
+  gd_open(size: number, width: number, height: number): void
+  px_gif(): void
   px_orient(orientation: number): void
   px_crop(x: number, y: number, width: number, height: number): void
   px_resize(width: number, height: number): void
@@ -59,7 +61,7 @@ interface LeanExports {
   px_to_png(level: number, filters: number): number
 }
 
-/** A failure inside the lean codec: libjpeg's, libwebp's or libpng's own message. */
+/** A failure inside the lean codec: libjpeg's, libwebp's, libpng's or giflib's own message. */
 export class LeanFailure extends Error {}
 
 /** libjpeg-turbo's JPEG settings, as the lean codec takes them. */
@@ -278,6 +280,18 @@ export class LeanCodec {
     this.input = bytes
     this.exports.pd_open(0, bytes.length, width, height)
     this.exports.px_png()
+    return this.rowsSize()
+  }
+
+  /**
+   * Source: a GIF's first frame on its logical screen (transparent where the frame is not, or where it
+   * uses its transparent index), as RGBA rows. The file is read from `bytes` as giflib asks for it; `width`
+   * x `height` is the canvas the caller checked, and giflib's must be the same.
+   */
+  rowsFromGif(bytes: Uint8Array, width: number, height: number): { width: number; height: number } {
+    this.input = bytes
+    this.exports.gd_open(bytes.length, width, height)
+    this.exports.px_gif()
     return this.rowsSize()
   }
 

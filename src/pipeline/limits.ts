@@ -116,9 +116,11 @@ export const MEMORY_MODEL = {
    */
   rows: {
     baseMiB: 2,
-    filePerMiB: { jpeg: 3, png: 2.25, webp: 3 } as Readonly<Partial<Record<FormatId, number>>>,
-    assumedFileMiBPerMP: { jpeg: 0.5, png: 1.7, webp: 0.3 } as Readonly<Partial<Record<FormatId, number>>>,
-    sourcePerMP: { jpeg: 0.5, webpYuv: 1.5, webpYuvAlpha: 3.5, rgba: 4 },
+    filePerMiB: { jpeg: 3, png: 2.25, webp: 3, gif: 2.25 } as Readonly<Partial<Record<FormatId, number>>>,
+    assumedFileMiBPerMP: { jpeg: 0.5, png: 1.7, webp: 0.3, gif: 1.2 } as Readonly<Partial<Record<FormatId, number>>>,
+    sourcePerMP: { jpeg: 0.5, webpYuv: 1.5, webpYuvAlpha: 3.5, rgba: 4, gifInterlaced: 1 },
+    /** giflib's state, its read buffer and a row of RGBA. */
+    gifMiB: 1,
     webpLosslessPerMP: 4,
     turnedPerMP: 4,
     sink: {
@@ -133,11 +135,11 @@ export const MEMORY_MODEL = {
 }
 
 /**
- * How a conversion runs: through the row pipeline (`rows`: a JPEG, PNG or still WebP source, row
+ * How a conversion runs: through the row pipeline (`rows`: a JPEG, PNG, still WebP or GIF source, row
  * transforms, a sink; src/pipeline/rows.ts); as one of the lean codec's same-size passes that keep loops
  * of their own (a turned JPEG into a lossy WebP's planes, a JPEG into libjpeg-turbo as RGB, a lossy
  * opaque WebP's YUV into the encoder's planes; src/pipeline/codec.ts, `transcode`); or through whole
- * RGBA pixels (`pixels`: AVIF and GIF input, animations).
+ * RGBA pixels (`pixels`: AVIF input, animated WebP and PNG).
  */
 export type Route = 'pixels' | 'rows' | 'jpeg-to-webp' | 'jpeg-to-jpeg' | 'webp-to-webp'
 
@@ -233,7 +235,7 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
   const scales = DECODE_SCALES.filter((s) => s <= first && s >= last)
   // The row pipeline, for the sources it has: the lean encoders take rows, and an encoder outside the
   // lean codec its RGBA (MozJPEG from effort 3 and oxipng where they fit: their files are smaller).
-  if (ROW_SOURCES.has(header.format) && header.frames === 1) {
+  if (hasRowSource(header)) {
     const rows = (scale: number, sink: ConversionPlan['sink'], turbo = false): ConversionPlan => ({ ...at(scale, turbo), route: 'rows', sink })
     if (format === 'webp') {
       const webp = rows(first, 'lean')
@@ -247,7 +249,7 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
     if (format === 'png') return (settings.effort >= OXIPNG_FROM_EFFORT && [rows(8, 'rgba')].find(fits)) || rows(8, 'lean')
     return scales.map((scale) => rows(scale, 'rgba')).find(fits) ?? rows(last, 'rgba')
   }
-  // Whole RGBA images (AVIF, GIF, animations): for a shrinking JPEG or still WebP (an animated WebP's
+  // Whole RGBA images (AVIF, animated WebP and PNG): for a shrinking JPEG or still WebP (an animated WebP's
   // frames), the DCT or rescaler scale that leaves Lanczos3 a factor of 1.25 or, when that does not fit
   // the budget, smaller ones down to the output size itself; at each, MozJPEG before libjpeg-turbo.
   for (const scale of scales) {
@@ -257,8 +259,11 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
   return at(last, format === 'jpeg')
 }
 
-/** Input formats the row pipeline has a source for (a still WebP only; wasm/lean/pipeline.c). */
-export const ROW_SOURCES: ReadonlySet<FormatId> = new Set<FormatId>(['jpeg', 'png', 'webp'])
+/** Input formats the row pipeline has a source for (wasm/lean/pipeline.c). */
+export const ROW_SOURCES: ReadonlySet<FormatId> = new Set<FormatId>(['jpeg', 'png', 'webp', 'gif'])
+
+/** Whether the row pipeline reads this input: a still JPEG, PNG or WebP, or any GIF (its source is the first frame). */
+export const hasRowSource = (header: ImageHeader): boolean => ROW_SOURCES.has(header.format) && (header.frames === 1 || header.format === 'gif')
 
 /**
  * PNG output goes through oxipng (whole image, smaller files) from this effort, where its plan fits;
@@ -268,7 +273,7 @@ export const ROW_SOURCES: ReadonlySet<FormatId> = new Set<FormatId>(['jpeg', 'pn
 export const OXIPNG_FROM_EFFORT = 1
 
 /** Input formats the lean codec decodes (into the conversion's lean memory; see wasm/session.ts). */
-export const LEAN_DECODERS: ReadonlySet<FormatId> = new Set<FormatId>(['jpeg', 'png', 'webp'])
+export const LEAN_DECODERS: ReadonlySet<FormatId> = new Set<FormatId>(['jpeg', 'png', 'webp', 'gif'])
 
 /**
  * A plan's estimate in two parts (MiB, without `baseMiB`): what the lean codec's steps take (its one
@@ -316,6 +321,8 @@ function rowsParts(plan: ConversionPlan, progressive: number): { lean: number; o
   let source: number
   if (header.format === 'png') {
     source = m.pngFile.baseMiB + (header.progressive ? r.sourcePerMP.rgba * inMP : 0)
+  } else if (header.format === 'gif') {
+    source = r.gifMiB + (header.progressive ? r.sourcePerMP.gifInterlaced * inMP : 0)
   } else if (header.format === 'webp') {
     const yuv = !header.lossless && plan.scale === 8
     const planes = yuv ? (header.hasAlpha !== false ? r.sourcePerMP.webpYuvAlpha : r.sourcePerMP.webpYuv) : r.sourcePerMP.rgba

@@ -468,8 +468,9 @@ export function webpAnimationOf(frame: Uint8Array, canvas: number): Uint8Array {
 
 /**
  * A 4x4 GIF whose LZW codes make a table entry that is its own prefix: clear, 0, 7 (not yet
- * defined), 1, then 7 again, read as 3-bit codes and a 4-bit one. omggif 1.0.10 follows the prefix
- * chain of that entry forever. (Found by the seeded corruption test: a 562-byte mutant of alpha.gif.)
+ * defined), 1, then 7 again, read as 3-bit codes and a 4-bit one. omggif 1.0.10, the decoder before
+ * giflib, followed the prefix chain of that entry forever. (Found by the seeded corruption test: a
+ * 562-byte mutant of alpha.gif.)
  */
 export function gifLzwCycle(): Uint8Array {
   return Uint8Array.from([

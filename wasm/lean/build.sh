@@ -3,7 +3,7 @@
 #
 #   bash wasm/lean/build.sh
 #
-# Sources: libjpeg-turbo 2.1.5, libwebp 1.5.0, libpng 1.6.39 and zlib 1.2.13, the release tarballs as Debian ships them, checked
+# Sources: libjpeg-turbo 2.1.5, libwebp 1.5.0, libpng 1.6.39, zlib 1.2.13 and giflib 5.2.2, the release tarballs as Debian ships them, checked
 # against the SHA-256 below. Toolchain: Debian's clang 14, wasm-ld and wasi-libc (installed with apt
 # when missing and running as root). Output: a WASI "reactor" that imports its memory (so each
 # instance's maximum is set from JS) and exports the functions of lean.c.
@@ -18,6 +18,7 @@ sources=(
   "libw/libwebp/libwebp_1.5.0.orig.tar.gz 7d6fab70cf844bf6769077bd5d7a74893f8ffd4dfb42861745750c63c2a5c92c"
   "libp/libpng1.6/libpng1.6_1.6.39.orig.tar.gz a00e9d2f2f664186e4202db9299397f851aea71b36a35e74910b8820e380d441"
   "z/zlib/zlib_1.2.13.dfsg.orig.tar.bz2 71feb7947e3c00ef125f83b79a4e529bde31171e5babe48b391f06758d1ab0a1"
+  "g/giflib/giflib_5.2.2.orig.tar.gz be7ffbd057cadebe2aa144542fd90c6838c6a083b5e8a9048b8ee3b66b29d5fb"
 )
 
 if ! command -v clang-14 >/dev/null || ! command -v wasm-ld-14 >/dev/null || [ ! -f /usr/lib/wasm32-wasi/libc.a ] || [ ! -d /usr/share/emscripten/system/include/compat ]; then
@@ -44,6 +45,7 @@ jpeg="$work/libjpeg-turbo-2.1.5"
 webp="$work/libwebp-1.5.0"
 png="$work/libpng-1.6.39"
 zlib="$work/zlib-1.2.13.dfsg"
+gif="$work/giflib-5.2.2"
 
 # The headers libjpeg-turbo's CMake would generate, for an 8-bit build without SIMD, with arithmetic coding.
 sed -e 's/@JPEG_LIB_VERSION@/62/' -e 's/@VERSION@/2.1.5/' -e 's/@LIBJPEG_TURBO_VERSION_NUMBER@/2001005/' \
@@ -94,6 +96,9 @@ jobs+=("$here/resample.c|")
 # libwebp's decoder for WebP input (webp_dec.c); what it uses of src/dsp and src/utils is built above.
 for f in "$webp"/src/dec/*.c; do jobs+=("$f|${webp_flags[*]}"); done
 jobs+=("$here/webp_dec.c|${webp_flags[*]}")
+# giflib's decoder, for GIF input (gif_dec.c).
+for name in dgif_lib gif_err gifalloc openbsd-reallocarray; do jobs+=("$gif/$name.c|-I$gif"); done
+jobs+=("$here/gif_dec.c|-I$gif")
 printf '%s\n' "${jobs[@]}" | xargs -P "$(nproc)" -I{} bash -c '
   src="${1%%|*}"; extra="${1#*|}"
   out="$2/$(echo "$src" | tr / _).o"
@@ -106,13 +111,14 @@ wasm-ld-14 --no-entry --import-memory --initial-memory=1048576 -z stack-size=262
   /usr/lib/wasm32-wasi/crt1-reactor.o "$objects"/*.o \
   -L/usr/lib/wasm32-wasi -lc /usr/lib/llvm-14/lib/clang/14.0.6/lib/wasi/libclang_rt.builtins-wasm32.a \
   -o "$here/lean.wasm"
-# The binary carries both libraries: their licence texts go with it.
+# The binary carries these libraries: their licence texts go with it.
 mkdir -p "$here/licenses"
 cp "$jpeg/LICENSE.md" "$here/licenses/libjpeg-turbo-LICENSE.md"
 cp "$jpeg/README.ijg" "$here/licenses/libjpeg-turbo-README.ijg"
 cp "$webp/COPYING" "$here/licenses/libwebp-COPYING"
 cp "$webp/PATENTS" "$here/licenses/libwebp-PATENTS"
 cp "$png/LICENSE" "$here/licenses/libpng-LICENSE"
+cp "$gif/COPYING" "$here/licenses/giflib-COPYING"
 # zlib 1.2.13 ships its licence as the last section of its README.
 sed -n '/^Copyright notice:/,$p' "$zlib/README" > "$here/licenses/zlib-LICENSE"
 ls -l "$here/lean.wasm"

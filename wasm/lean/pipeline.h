@@ -29,6 +29,7 @@ Rows *rows_from_buffer(uint8_t *rgba, int width, int height, int alpha, int grey
 Rows *jpeg_rows(void);                                                              /* the started JPEG (jd_start, RGBA) */
 Rows *png_rows(void);                                                               /* the opened PNG */
 Rows *webp_rows(int width, int height);                                             /* the opened WebP, at its size or smaller */
+Rows *gif_rows(void);                                                               /* the opened GIF's first frame (gd_open) */
 
 /* Transforms. */
 Rows *rows_orient(Rows *in, int orientation); /* EXIF 1-8: collects the image once when it turns */

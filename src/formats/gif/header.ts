@@ -1,6 +1,6 @@
 /**
- * GIF header: the logical screen, whether the first frame is transparent, and how many frames
- * follow, from a walk over the blocks that skips their data sub-blocks without decompressing them.
+ * GIF header: the logical screen, whether the first frame is transparent or interlaced, and how many
+ * frames follow, from a walk over the blocks that skips their data sub-blocks without decompressing them.
  */
 import { baseHeader, corrupt, type HeaderFormat, type ImageHeader } from '../shared/header'
 import type { Reader } from '../shared/reader'
@@ -25,6 +25,8 @@ interface GifBlocks {
   firstWidth: number
   firstHeight: number
   transparent: boolean
+  /** The first frame stores its rows in four passes (the decoder then holds its indices, 1 B per pixel). */
+  interlaced: boolean
 }
 
 function readGif(r: Reader): ImageHeader {
@@ -44,13 +46,14 @@ function readGif(r: Reader): ImageHeader {
   return {
     ...baseHeader('gif', useFrame ? blocks.firstWidth : screenWidth, useFrame ? blocks.firstHeight : screenHeight),
     hasAlpha: blocks.transparent ? true : undefined,
+    progressive: blocks.interlaced,
     frames: blocks.frames,
   }
 }
 
 /** Count image descriptors; stops quietly at the trailer, unknown bytes or truncation. */
 function walkGifBlocks(r: Reader, start: number): GifBlocks {
-  const blocks: GifBlocks = { frames: 0, firstWidth: 0, firstHeight: 0, transparent: false }
+  const blocks: GifBlocks = { frames: 0, firstWidth: 0, firstHeight: 0, transparent: false, interlaced: false }
   let pos = start
   while (r.has(pos, 1)) {
     const introducer = r.u8(pos)
@@ -70,6 +73,7 @@ function walkGifBlocks(r: Reader, start: number): GifBlocks {
         blocks.firstHeight = r.u16(pos + 7, true)
       }
       const packed = r.u8(pos + 9)
+      if (blocks.frames === 1) blocks.interlaced = (packed & 0x40) !== 0
       const localTable = packed & 0x80 ? 3 * (1 << ((packed & 7) + 1)) : 0
       // Skip the LZW minimum code size byte, then the data sub-blocks.
       pos = skipGifSubBlocks(r, pos + 10 + localTable + 1)

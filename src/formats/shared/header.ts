@@ -36,7 +36,8 @@ export interface ImageHeader {
   /**
    * JPEG: a progressive DCT frame, and the number of SOS markers seen walking the segments (the walk
    * gives up after 65536 markers). PNG: Adam7 interlaced (its rows are complete only after the last
-   * pass, so it is decoded whole), 1 scan. Other formats: false / 1.
+   * pass, so it is decoded whole), 1 scan. GIF: the first frame is interlaced (its indices are decoded
+   * whole, 1 B per pixel). Other formats: false / 1.
    */
   progressive: boolean
   scans: number
