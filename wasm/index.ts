@@ -13,15 +13,12 @@
  * a compiled module costs well under a millisecond.
  */
 import jpegEncModule from '@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm'
-import avifDecModule from '@jsquash/avif/codec/dec/avif_dec.wasm'
 import oxipngModule from '@jsquash/oxipng/codec/pkg/squoosh_oxipng_bg.wasm?module'
 import leanModule from './lean/lean.wasm'
 import avifModule from './avif/avif.wasm'
 
 import jpegEncFactory from '@jsquash/jpeg/codec/enc/mozjpeg_enc.js'
-import avifDecFactory from '@jsquash/avif/codec/dec/avif_dec.js'
 import type { MozJPEGModule as JpegEncoder } from '@jsquash/jpeg/codec/enc/mozjpeg_enc'
-import type { AVIFModule as AvifDecoder } from '@jsquash/avif/codec/dec/avif_dec'
 import { MemoryCap } from './cap'
 import { AvifEncoder } from './avif/encoder'
 import { sessionCodec } from './session'
@@ -32,41 +29,19 @@ export { LeanFailure, type LeanCodec, type LeanJpegSettings } from './lean'
 
 type Factory<T> = (options: Record<string, unknown>) => Promise<T>
 
-/**
- * A fresh Emscripten instance over an already-compiled module. With a `cap`, its linear memory may
- * not grow past `cap.maxBytes`: the glue's growMemory catches the refusal, malloc returns NULL and
- * the codec fails cleanly (or aborts, a RuntimeError, which the caller also catches). Decoders get a
- * cap from the header's size (decoderMemoryCap in src/codecs/types.ts), so a bitstream much larger
- * than the header it came with (an AVIF whose AV1 frame is bigger than its ispe) cannot take the
- * isolate's memory.
- */
-function emscripten<T>(factory: unknown, module: WebAssembly.Module, cap?: MemoryCap): Promise<T> {
+/** A fresh Emscripten instance over an already-compiled module. */
+function emscripten<T>(factory: unknown, module: WebAssembly.Module): Promise<T> {
   return (factory as Factory<T>)({
     noInitialRun: true,
     instantiateWasm(imports: WebAssembly.Imports, done: (instance: WebAssembly.Instance) => void) {
       const instance = new WebAssembly.Instance(module, imports)
-      if (cap) capMemory(instance, cap)
       done(instance)
       return instance.exports
     },
   })
 }
 
-function capMemory(instance: WebAssembly.Instance, cap: MemoryCap): void {
-  const memory = Object.values(instance.exports).find((value) => value instanceof WebAssembly.Memory) as WebAssembly.Memory | undefined
-  if (!memory) throw new Error('the codec exports no memory to cap')
-  const grow = memory.grow.bind(memory)
-  memory.grow = (delta: number) => {
-    if (memory.buffer.byteLength + delta * 65536 > cap.maxBytes) {
-      cap.reached = true
-      throw new RangeError(`codec memory cap of ${cap.maxBytes} bytes reached`)
-    }
-    return grow(delta)
-  }
-}
-
 export const jpegEncoder = () => emscripten<JpegEncoder>(jpegEncFactory, jpegEncModule)
-export const avifDecoder = (cap?: MemoryCap) => emscripten<AvifDecoder>(avifDecFactory, avifDecModule, cap)
 
 /**
  * Our AVIF encoder (libavif and libaom, fed rows; wasm/avif/encoder.ts): a fresh instance per image,

@@ -47,6 +47,8 @@ interface LeanExports {
   px_webp(width: number, height: number): void
   gd_open(size: number, width: number, height: number): void
   px_gif(): void
+  ad_open(ptr: number, len: number, width: number, height: number): void
+  px_avif(): void
   px_orient(orientation: number): void
   px_crop(x: number, y: number, width: number, height: number): void
   px_resize(width: number, height: number): void
@@ -292,6 +294,17 @@ export class LeanCodec {
     this.input = bytes
     this.exports.gd_open(bytes.length, width, height)
     this.exports.px_gif()
+    return this.rowsSize()
+  }
+
+  /**
+   * Source: an AVIF's rows, made from its decoded YUV planes (dav1d, through libavif) a band at a time.
+   * The file is copied into the instance (libavif reads items out of it); `width` x `height` is the size
+   * the caller checked, which the AV1 image must have.
+   */
+  rowsFromAvif(bytes: Uint8Array, width: number, height: number): { width: number; height: number } {
+    this.exports.ad_open(this.copyIn(bytes), bytes.length, width, height)
+    this.exports.px_avif()
     return this.rowsSize()
   }
 

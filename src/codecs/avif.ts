@@ -1,7 +1,7 @@
-import { avifDecoder, avifEncoder } from '../../wasm'
+import { avifEncoder, leanCodec } from '../../wasm'
 import { capEffort, type EffortCaps } from './effort-caps'
 import { hasTransparency } from '../pipeline/transform'
-import { type Codec, capped, decodedOrThrow, decoderMemoryCap, effortOption, encoderMemoryCap, losslessOption, qualityOption } from './types'
+import { type Codec, capped, decoderMemoryCap, effortOption, encoderMemoryCap, leanFailure, losslessOption, qualityOption } from './types'
 
 /**
  * The highest effort allowed for an output of a given size, so one AVIF encode stays under half of
@@ -33,10 +33,17 @@ export const avif: Codec = {
     effort: effortOption(4, 'libaom speed = 10 - effort, capped by image size (see limits.avifEffortCaps).'),
   },
   effortFor: (requested, pixels) => capEffort(AVIF_EFFORT_CAPS, requested, pixels),
+  // libavif + dav1d in the lean codec (wasm/lean/avif_dec.c); conversions take it as a row source
+  // (src/pipeline/rows.ts), and this, the whole image, is the same rows collected (not yet turned by irot/imir).
   async decode(bytes, header) {
     const cap = decoderMemoryCap()
-    const decoder = await avifDecoder(cap)
-    return capped(cap, header, () => decodedOrThrow(decoder.decode(bytes, 8), 'AVIF'))
+    return capped(cap, header, () =>
+      leanFailure('libavif', () => {
+        const lean = leanCodec(cap)
+        lean.rowsFromAvif(bytes, header.width, header.height)
+        return lean.rowsToRgba()
+      }),
+    )
   },
   async encode(image, { quality, lossless, effort }) {
     // Our libavif + libaom build, fed a band of rows at a time; an image larger than one cell is an

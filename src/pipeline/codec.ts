@@ -84,7 +84,7 @@ export function encodeSettings(
 export const isOutputFormat = (format: FormatId): format is OutputFormat => Boolean(CODECS[format].encode)
 
 /** Libraries whose messages a failing lean pass shows, by input format. */
-const LEAN_LIBRARY: Partial<Record<FormatId, string>> = { jpeg: 'libjpeg', png: 'libpng', webp: 'libwebp', gif: 'giflib' }
+const LEAN_LIBRARY: Partial<Record<FormatId, string>> = { jpeg: 'libjpeg', png: 'libpng', webp: 'libwebp', gif: 'giflib', avif: 'libavif' }
 
 /**
  * The conversion's lean codec, and `run` for each step of a pass through it: a failure anywhere in the

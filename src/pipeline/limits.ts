@@ -18,18 +18,12 @@ export const MEMORY_MODEL = {
   /** Per request: body buffers, JS objects, first use of a codec. */
   baseMiB: 12,
   /**
-   * MiB per decoded megapixel while decoding. JPEG, PNG and WebP are decoded by the lean codec (JPEG at
-   * its DCT-scaled size, WebP shrunk by libwebp's scaler) and their pixels are a view of the decoder's
-   * memory, not a copy. A PNG's file comes on top (`pngFile`). AVIF (jSquash's libavif + dav1d, whole
-   * image) also has a fixed term, `avifDecodeMiB`.
+   * MiB per decoded megapixel while decoding a whole image (the `pixels` route: animated WebP and PNG; every
+   * GIF and AVIF takes the row pipeline). JPEG, PNG and WebP are decoded by the lean codec (JPEG at its
+   * DCT-scaled size, WebP shrunk by libwebp's scaler) and their pixels are a view of the decoder's memory,
+   * not a copy. A PNG's file comes on top (`pngFile`).
    */
-  decodePerMP: { jpeg: 5.5, png: 4.5, webp: 5.5, avif: 19, gif: 8 } as Readonly<Record<FormatId, number>>,
-  /**
-   * Fixed MiB of the AVIF decoder. 12 per MP and nothing fixed, fitted to jSquash-made 4:2:0 files, let
-   * through sharp-made 4:4:4 ones that measured 60-64 MiB at 1 MP and 129-139 MiB at 4 MP (the matrix,
-   * 2026-11-23: AVIF to JPEG and WebP, estimates 36-46 and 94-96).
-   */
-  avifDecodeMiB: 24,
+  decodePerMP: { jpeg: 5.5, png: 4.5, webp: 5.5 } as Readonly<Partial<Record<FormatId, number>>>,
   /**
    * A PNG's decoder holds its file twice (the request body, and its copy in the lean memory) beside
    * libpng's and zlib's state: fixed MiB plus MiB per MiB of file. A screenshot's file is a tenth of a
@@ -116,11 +110,17 @@ export const MEMORY_MODEL = {
    */
   rows: {
     baseMiB: 2,
-    filePerMiB: { jpeg: 3, png: 2.25, webp: 3, gif: 2.25 } as Readonly<Partial<Record<FormatId, number>>>,
-    assumedFileMiBPerMP: { jpeg: 0.5, png: 1.7, webp: 0.3, gif: 1.2 } as Readonly<Partial<Record<FormatId, number>>>,
+    filePerMiB: { jpeg: 3, png: 2.25, webp: 3, gif: 2.25, avif: 3 } as Readonly<Partial<Record<FormatId, number>>>,
+    assumedFileMiBPerMP: { jpeg: 0.5, png: 1.7, webp: 0.3, gif: 1.2, avif: 0.3 } as Readonly<Partial<Record<FormatId, number>>>,
     sourcePerMP: { jpeg: 0.5, webpYuv: 1.5, webpYuvAlpha: 3.5, rgba: 4, gifInterlaced: 1 },
     /** giflib's state, its read buffer and a row of RGBA. */
     gifMiB: 1,
+    /**
+     * AVIF (libavif + dav1d): fixed MiB (the decoder's tables, a band of RGBA), its per-frame state per MP,
+     * and the decoded planes: bytes per pixel by chroma (4:4:4 when av1C does not say), twice above 8 bits,
+     * an alpha plane on top.
+     */
+    avif: { baseMiB: 4, statePerMP: 1, planes: { '420': 1.5, '422': 2, '444': 3, mono: 1 } as const },
     webpLosslessPerMP: 4,
     turnedPerMP: 4,
     sink: {
@@ -135,11 +135,11 @@ export const MEMORY_MODEL = {
 }
 
 /**
- * How a conversion runs: through the row pipeline (`rows`: a JPEG, PNG, still WebP or GIF source, row
+ * How a conversion runs: through the row pipeline (`rows`: a JPEG, PNG, still WebP, GIF or AVIF source, row
  * transforms, a sink; src/pipeline/rows.ts); as one of the lean codec's same-size passes that keep loops
  * of their own (a turned JPEG into a lossy WebP's planes, a JPEG into libjpeg-turbo as RGB, a lossy
  * opaque WebP's YUV into the encoder's planes; src/pipeline/codec.ts, `transcode`); or through whole
- * RGBA pixels (`pixels`: AVIF input, animated WebP and PNG).
+ * RGBA pixels (`pixels`: animated WebP and PNG).
  */
 export type Route = 'pixels' | 'rows' | 'jpeg-to-webp' | 'jpeg-to-jpeg' | 'webp-to-webp'
 
@@ -249,7 +249,7 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
     if (format === 'png') return (settings.effort >= OXIPNG_FROM_EFFORT && [rows(8, 'rgba')].find(fits)) || rows(8, 'lean')
     return scales.map((scale) => rows(scale, 'rgba')).find(fits) ?? rows(last, 'rgba')
   }
-  // Whole RGBA images (AVIF, animated WebP and PNG): for a shrinking JPEG or still WebP (an animated WebP's
+  // Whole RGBA images (animated WebP and PNG): for a shrinking JPEG or still WebP (an animated WebP's
   // frames), the DCT or rescaler scale that leaves Lanczos3 a factor of 1.25 or, when that does not fit
   // the budget, smaller ones down to the output size itself; at each, MozJPEG before libjpeg-turbo.
   for (const scale of scales) {
@@ -260,10 +260,11 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
 }
 
 /** Input formats the row pipeline has a source for (wasm/lean/pipeline.c). */
-export const ROW_SOURCES: ReadonlySet<FormatId> = new Set<FormatId>(['jpeg', 'png', 'webp', 'gif'])
+export const ROW_SOURCES: ReadonlySet<FormatId> = new Set<FormatId>(['jpeg', 'png', 'webp', 'gif', 'avif'])
 
-/** Whether the row pipeline reads this input: a still JPEG, PNG or WebP, or any GIF (its source is the first frame). */
-export const hasRowSource = (header: ImageHeader): boolean => ROW_SOURCES.has(header.format) && (header.frames === 1 || header.format === 'gif')
+/** Whether the row pipeline reads this input: a still JPEG, PNG or WebP, or any GIF or AVIF (their sources are the first frame). */
+export const hasRowSource = (header: ImageHeader): boolean =>
+  ROW_SOURCES.has(header.format) && (header.frames === 1 || header.format === 'gif' || header.format === 'avif')
 
 /**
  * PNG output goes through oxipng (whole image, smaller files) from this effort, where its plan fits;
@@ -273,7 +274,7 @@ export const hasRowSource = (header: ImageHeader): boolean => ROW_SOURCES.has(he
 export const OXIPNG_FROM_EFFORT = 1
 
 /** Input formats the lean codec decodes (into the conversion's lean memory; see wasm/session.ts). */
-export const LEAN_DECODERS: ReadonlySet<FormatId> = new Set<FormatId>(['jpeg', 'png', 'webp', 'gif'])
+export const LEAN_DECODERS: ReadonlySet<FormatId> = new Set<FormatId>(['jpeg', 'png', 'webp', 'gif', 'avif'])
 
 /**
  * A plan's estimate in two parts (MiB, without `baseMiB`): what the lean codec's steps take (its one
@@ -293,7 +294,7 @@ export function estimateParts(plan: ConversionPlan): { lean: number; other: numb
     return { lean: m.transcode.baseMiB + progressive + held + m.transcode.perMP[turned ? 'jpeg-to-jpeg-turned' : plan.route] * inMP, other: 0 }
   }
   const pngFile = format === 'png' ? m.pngFile.baseMiB + m.pngFile.perFileMiB * (plan.header.fileBytes !== undefined ? plan.header.fileBytes / 2 ** 20 : m.pngFile.assumedMiBPerMP * inMP) : 0
-  const decode = m.decodePerMP[format] * (plan.decodedPixels / 1e6) + (format === 'avif' ? m.avifDecodeMiB : 0) + progressive + held + pngFile
+  const decode = (m.decodePerMP[format] ?? m.rows.sourcePerMP.rgba) * (plan.decodedPixels / 1e6) + progressive + held + pngFile
   const resize = plan.resized ? m.resize.baseMiB + m.resize.inputPerMP * (plan.cropPixels / 1e6) * (plan.decodedPixels / (plan.header.width * plan.header.height)) + m.resize.outputPerMP * outMP + plan.ringMiB : 0
   const encoder = plan.turbo ? m.turboJpegEncode : plan.format === 'webp' && plan.lossless ? m.webpLosslessEncode : m.encode[plan.format]
   const leanDecode = LEAN_DECODERS.has(plan.header.format)
@@ -323,6 +324,10 @@ function rowsParts(plan: ConversionPlan, progressive: number): { lean: number; o
     source = m.pngFile.baseMiB + (header.progressive ? r.sourcePerMP.rgba * inMP : 0)
   } else if (header.format === 'gif') {
     source = r.gifMiB + (header.progressive ? r.sourcePerMP.gifInterlaced * inMP : 0)
+  } else if (header.format === 'avif') {
+    const sample = header.bitDepth > 8 ? 2 : 1
+    const planes = (r.avif.planes[header.chroma ?? '444'] + (header.hasAlpha !== false ? 1 : 0)) * sample
+    source = r.avif.baseMiB + (r.avif.statePerMP + planes) * inMP
   } else if (header.format === 'webp') {
     const yuv = !header.lossless && plan.scale === 8
     const planes = yuv ? (header.hasAlpha !== false ? r.sourcePerMP.webpYuvAlpha : r.sourcePerMP.webpYuv) : r.sourcePerMP.rgba

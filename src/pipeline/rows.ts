@@ -23,7 +23,7 @@ export interface RowsResult {
 
 /**
  * Steps 4-6 as one row pipeline in the lean codec (wasm/lean/pipeline.c), for the plans whose route is
- * `rows`: the source (a JPEG at its DCT scale, a PNG, a still WebP, a GIF's first frame), then the EXIF turn, the crop, the
+ * `rows`: the source (a JPEG at its DCT scale, a PNG, a still WebP, a GIF's first frame, an AVIF), then the EXIF turn, the crop, the
  * Lanczos3 resample, the padding and, for a format without alpha, the flattening, then the sink. Rows
  * are pulled through one at a time, so what is held is what the stages hold, not whole images. The
  * sink is libjpeg-turbo, libwebp or libpng; or, for the encoders outside the lean codec (MozJPEG,
@@ -73,6 +73,8 @@ function openSource(lean: LeanCodec, bytes: Uint8Array, header: ImageHeader, sca
     lean.rowsFromPng(bytes, header.width, header.height)
   } else if (header.format === 'gif') {
     lean.rowsFromGif(bytes, header.width, header.height)
+  } else if (header.format === 'avif') {
+    lean.rowsFromAvif(bytes, header.width, header.height)
   } else {
     const { width, height } = lean.openWebp(bytes)
     // Checked before a pixel is allocated: the limits trusted the header's size.

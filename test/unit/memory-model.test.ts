@@ -26,10 +26,10 @@ import type { ImageHeader } from '../../src/pipeline/sniff'
 import { planGeometry } from '../../src/pipeline/transform'
 
 /** The script's input kinds: WebP lossy (`webp`), lossless (`webpll`) and lossy with alpha (`webpa`); an RGBA PNG (`pnga`). */
-type Input = 'jpeg' | 'pjpeg' | 'png' | 'pnga' | 'webp' | 'webpll' | 'webpa' | 'avif'
+type Input = 'jpeg' | 'pjpeg' | 'png' | 'pnga' | 'webp' | 'webpll' | 'webpa' | 'avif' | 'gif'
 
 const headerOf = (input: Input, width: number, height: number): ImageHeader => ({
-  format: input.startsWith('png') ? 'png' : input.startsWith('webp') ? 'webp' : input === 'avif' ? 'avif' : 'jpeg',
+  format: input.startsWith('png') ? 'png' : input.startsWith('webp') ? 'webp' : input === 'avif' || input === 'gif' ? input : 'jpeg',
   width,
   height,
   orientation: 1,
@@ -40,6 +40,8 @@ const headerOf = (input: Input, width: number, height: number): ImageHeader => (
   scans: input === 'pjpeg' ? 10 : 1,
   truncated: false,
   lossless: input === 'webpll',
+  // The matrix's AVIFs are 8-bit 4:2:0, as jSquash writes them.
+  ...(input === 'avif' ? { chroma: '420' as const } : {}),
 })
 
 /** The script's input sizes (4:3 phone photos), by megapixels, or a file's [width, height]. */
@@ -51,7 +53,7 @@ const WALLPAPER = [3700, 2400] as const
 /** scripts/make-screenshots.mjs' RGBA wallpaper, MiB. */
 const WALLPAPER_MIB = 5.5
 
-const LABEL: Record<Input, string> = { jpeg: 'JPEG', pjpeg: 'progressive JPEG', png: 'PNG', pnga: 'RGBA PNG', webp: 'WebP', webpll: 'lossless WebP', webpa: 'WebP with alpha', avif: 'AVIF' }
+const LABEL: Record<Input, string> = { jpeg: 'JPEG', pjpeg: 'progressive JPEG', png: 'PNG', pnga: 'RGBA PNG', webp: 'WebP', webpll: 'lossless WebP', webpa: 'WebP with alpha', avif: 'AVIF', gif: 'GIF' }
 
 /** [input, output, MP, output width (undefined: full size), measured MiB, measured with the budget lifted, file MiB]. */
 const MEASURED: Array<[Input, OutputFormat, Size, number | undefined, number, boolean, number]> = [
@@ -131,14 +133,69 @@ const MEASURED: Array<[Input, OutputFormat, Size, number | undefined, number, bo
   ['png', 'avif', SCREENSHOT, 1600, 85.6, false, 1.5], // the matrix, two cells at a time
   ['png', 'avif', SCREENSHOT_4K, 1600, 83.5, false, 2.2],
   ['pnga', 'jpeg', WALLPAPER, undefined, 56.3, false, WALLPAPER_MIB],
-  // AVIF input (sharp's default: 4:4:4), jSquash's whole-image decoder; the matrix of 2026-11-23.
-  ['avif', 'jpeg', 1, undefined, 64.2, false, 0.05],
-  ['avif', 'webp', 1, undefined, 60.2, false, 0.05],
-  ['avif', 'png', 1, undefined, 78.2, false, 0.05],
-  ['avif', 'jpeg', 4, undefined, 139.2, true, 0.15],
-  ['avif', 'webp', 4, undefined, 128.9, true, 0.15],
-  ['avif', 'jpeg', 4, 1600, 130.5, true, 0.15],
-  ['avif', 'webp', 4, 1600, 135.6, true, 0.15],
+  // GIF and AVIF input through their row sources (giflib; libavif + dav1d), the matrix rows of 2026-11-23 (third
+  // session): Wood.jpg with grain as a 256-colour GIF and as a jSquash AVIF (quality 60, 8-bit 4:2:0).
+  ['gif', 'jpeg', 1, undefined, 32.0, false, 1.10],
+  ['gif', 'jpeg', 1, 1600, 32.0, false, 1.10],
+  ['gif', 'webp', 1, undefined, 21.3, false, 1.10],
+  ['gif', 'webp', 1, 1600, 18.9, false, 1.10],
+  ['gif', 'png', 1, undefined, 41.4, false, 1.10],
+  ['gif', 'png', 1, 1600, 39.1, false, 1.10],
+  ['gif', 'avif', 1, undefined, 68.2, false, 1.10],
+  ['gif', 'avif', 1, 1600, 63.3, false, 1.10],
+  ['gif', 'jpeg', 4, undefined, 92.6, false, 4.50],
+  ['gif', 'jpeg', 4, 1600, 56.2, false, 4.50],
+  ['gif', 'webp', 4, undefined, 39.9, false, 4.50],
+  ['gif', 'webp', 4, 1600, 27.6, false, 4.50],
+  ['gif', 'png', 4, undefined, 34.5, false, 4.50],
+  ['gif', 'png', 4, 1600, 86.3, false, 4.50],
+  ['gif', 'avif', 4, undefined, 78.5, false, 4.50],
+  ['gif', 'avif', 4, 1600, 80.6, false, 4.50],
+  ['gif', 'jpeg', 12, undefined, 80.6, false, 13.80],
+  ['gif', 'jpeg', 12, 1600, 78.6, false, 13.80],
+  ['gif', 'webp', 12, undefined, 98.7, false, 13.80],
+  ['gif', 'webp', 12, 1600, 47.6, false, 13.80],
+  ['gif', 'png', 12, undefined, 64.9, false, 13.80],
+  ['gif', 'png', 12, 1600, 102.4, false, 13.80],
+  ['gif', 'avif', 12, 1600, 107.4, false, 13.80],
+  ['gif', 'jpeg', 16, undefined, 103.6, false, 18.00],
+  ['gif', 'jpeg', 16, 1600, 86.1, false, 18.00],
+  ['gif', 'webp', 16, undefined, 87.5, false, 18.00],
+  ['gif', 'webp', 16, 1600, 56.4, false, 18.00],
+  ['gif', 'png', 16, undefined, 81.0, false, 18.00],
+  ['gif', 'png', 16, 1600, 56.7, false, 18.00],
+  ['avif', 'jpeg', 1, undefined, 39.9, false, 0.09],
+  ['avif', 'jpeg', 1, 1600, 40.0, false, 0.09],
+  ['avif', 'webp', 1, undefined, 22.4, false, 0.09],
+  ['avif', 'webp', 1, 1600, 22.8, false, 0.09],
+  ['avif', 'png', 1, undefined, 54.9, false, 0.09],
+  ['avif', 'png', 1, 1600, 52.3, false, 0.09],
+  ['avif', 'avif', 1, undefined, 69.7, false, 0.09],
+  ['avif', 'avif', 1, 1600, 69.1, false, 0.09],
+  ['avif', 'jpeg', 4, undefined, 100.4, false, 0.33],
+  ['avif', 'jpeg', 4, 1600, 64.7, false, 0.33],
+  ['avif', 'webp', 4, undefined, 34.7, false, 0.33],
+  ['avif', 'webp', 4, 1600, 31.7, false, 0.33],
+  ['avif', 'png', 4, undefined, 32.7, false, 0.33],
+  ['avif', 'png', 4, 1600, 83.3, false, 0.33],
+  ['avif', 'avif', 4, undefined, 78.4, true, 0.33],
+  ['avif', 'avif', 4, 1600, 86.4, false, 0.33],
+  ['avif', 'jpeg', 12, undefined, 84.8, false, 0.95],
+  ['avif', 'jpeg', 12, 1600, 83.8, false, 0.95],
+  ['avif', 'webp', 12, undefined, 67.0, false, 0.95],
+  ['avif', 'webp', 12, 1600, 51.4, false, 0.95],
+  ['avif', 'png', 12, undefined, 61.4, false, 0.95],
+  ['avif', 'png', 12, 1600, 50.9, false, 0.95],
+  ['avif', 'avif', 12, undefined, 140.7, true, 0.95],
+  ['avif', 'avif', 12, 1600, 105.4, false, 0.95],
+  ['avif', 'jpeg', 16, undefined, 102.7, false, 1.20],
+  ['avif', 'jpeg', 16, 1600, 90.9, false, 1.20],
+  ['avif', 'webp', 16, undefined, 79.9, false, 1.20],
+  ['avif', 'webp', 16, 1600, 58.3, false, 1.20],
+  ['avif', 'png', 16, undefined, 72.6, false, 1.20],
+  ['avif', 'png', 16, 1600, 57.6, false, 1.20],
+  ['avif', 'avif', 16, undefined, 169.8, true, 1.20],
+  ['avif', 'avif', 16, 1600, 112.7, true, 1.20],
   // A photo PNG at a screenshot's size (Storm.jpg, 7.5 MiB).
   ['png', 'jpeg', SCREENSHOT, undefined, 47.1, false, 7.5],
 ]
@@ -224,8 +281,8 @@ describe('memory model', () => {
   })
 
   it('fits every input the row pipeline reads, at 16 MP, to JPEG, WebP and PNG, full size and 1600 px (a photo PNG to PNG at 1600 px)', () => {
-    // A photo PNG of 22.6 MiB (the body limit is 25 MiB), a JPEG and a lossy WebP as sharp writes them.
-    const files: Array<[Input, number]> = [['png', 22.6], ['jpeg', 1.5], ['webp', 0.5]]
+    // A photo PNG of 22.6 MiB (the body limit is 25 MiB), a JPEG and a lossy WebP as sharp writes them, the matrix's GIF and AVIF.
+    const files: Array<[Input, number]> = [['png', 22.6], ['jpeg', 1.5], ['webp', 0.5], ['gif', 18], ['avif', 1.2]]
     for (const [input, fileMiB] of files) {
       for (const format of ['jpeg', 'webp', 'png'] as const) {
         for (const width of [undefined, 1600]) {

@@ -722,11 +722,19 @@ describe('readHeader: AVIF', () => {
       hasAlpha: true,
       frames: 1,
       bitDepth: 10,
+      chroma: '444',
       progressive: false,
       scans: 1,
       truncated: false,
       lossless: false,
     })
+  })
+
+  it("reads the chroma subsampling from av1C (the memory model charges the decoded planes by it)", () => {
+    for (const [flags, chroma] of [[0x0c, '420'], [0x08, '422'], [0x00, '444'], [0x1c, 'mono']] as const) {
+      expect(readHeader(avif(avifMeta([ispe(10, 10), av1C(flags)], { 1: [1, 2] }))).chroma).toBe(chroma)
+    }
+    expect(readHeader(avif(avifMeta([ispe(10, 10), pixi(8)], { 1: [1, 2] }))).chroma).toBeUndefined()
   })
 
   it('reports no alpha when no auxiliary alpha property exists', () => {

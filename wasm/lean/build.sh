@@ -3,7 +3,7 @@
 #
 #   bash wasm/lean/build.sh
 #
-# Sources: libjpeg-turbo 2.1.5, libwebp 1.5.0, libpng 1.6.39, zlib 1.2.13 and giflib 5.2.2, the release tarballs as Debian ships them, checked
+# Sources: libjpeg-turbo 2.1.5, libwebp 1.5.0, libpng 1.6.39, zlib 1.2.13, giflib 5.2.2, dav1d 1.5.1 and libavif 1.4.2, the release tarballs as Debian ships them, checked
 # against the SHA-256 below. Toolchain: Debian's clang 14, wasm-ld and wasi-libc (installed with apt
 # when missing and running as root). Output: a WASI "reactor" that imports its memory (so each
 # instance's maximum is set from JS) and exports the functions of lean.c.
@@ -19,6 +19,8 @@ sources=(
   "libp/libpng1.6/libpng1.6_1.6.39.orig.tar.gz a00e9d2f2f664186e4202db9299397f851aea71b36a35e74910b8820e380d441"
   "z/zlib/zlib_1.2.13.dfsg.orig.tar.bz2 71feb7947e3c00ef125f83b79a4e529bde31171e5babe48b391f06758d1ab0a1"
   "g/giflib/giflib_5.2.2.orig.tar.gz be7ffbd057cadebe2aa144542fd90c6838c6a083b5e8a9048b8ee3b66b29d5fb"
+  "d/dav1d/dav1d_1.5.1.orig.tar.xz 401813f1f89fa8fd4295805aa5284d9aed9bc7fc1fdbe554af4292f64cbabe21"
+  "liba/libavif/libavif_1.4.2.orig.tar.gz 2b645287340ba5a631d268b551dc2d72bd73ac33335962dd36dcdb6d8366921d"
 )
 
 if ! command -v clang-14 >/dev/null || ! command -v wasm-ld-14 >/dev/null || [ ! -f /usr/lib/wasm32-wasi/libc.a ] || [ ! -d /usr/share/emscripten/system/include/compat ]; then
@@ -46,6 +48,8 @@ webp="$work/libwebp-1.5.0"
 png="$work/libpng-1.6.39"
 zlib="$work/zlib-1.2.13.dfsg"
 gif="$work/giflib-5.2.2"
+dav1d="$work/dav1d-1.5.1"
+avif="$work/libavif-1.4.2"
 
 # The headers libjpeg-turbo's CMake would generate, for an 8-bit build without SIMD, with arithmetic coding.
 sed -e 's/@JPEG_LIB_VERSION@/62/' -e 's/@VERSION@/2.1.5/' -e 's/@LIBJPEG_TURBO_VERSION_NUMBER@/2001005/' \
@@ -99,6 +103,26 @@ jobs+=("$here/webp_dec.c|${webp_flags[*]}")
 # giflib's decoder, for GIF input (gif_dec.c).
 for name in dgif_lib gif_err gifalloc openbsd-reallocarray; do jobs+=("$gif/$name.c|-I$gif"); done
 jobs+=("$here/gif_dec.c|-I$gif")
+# dav1d for AVIF input (avif_dec.c): its C code only, configured by hand (dav1d/config.h) instead of meson, the
+# pixel templates built once for 8-bit and once for 16-bit samples (10 and 12 bits).
+# Not link-time optimised: clang 14 with -msimd128 and LTO together miscompiles dav1d (a lossless AVIF's Y plane
+# came out offset by about 124), while either alone, and this, decode every test AVIF bit-exactly as a native build.
+dav1d_flags="-fno-lto -I$here/dav1d -I$here/shim -I$dav1d -I$dav1d/include -I$dav1d/include/dav1d -I$dav1d/src -D_GNU_SOURCE"
+for name in cdf cpu ctx data decode dequant_tables getbits intra_edge itx_1d lf_mask lib log mem msac obu pal picture qm ref \
+  refmvs scan tables thread_task warpmv wedge; do jobs+=("$dav1d/src/$name.c|$dav1d_flags"); done
+mkdir -p "$work/dav1d-tmpl"
+for name in cdef_apply cdef fg_apply filmgrain ipred_prepare ipred itx lf_apply loopfilter looprestoration lr_apply mc recon; do
+  for depth in 8 16; do
+    printf '#define BITDEPTH %s\n#include "%s"\n' "$depth" "$dav1d/src/${name}_tmpl.c" > "$work/dav1d-tmpl/${name}_$depth.c"
+    jobs+=("$work/dav1d-tmpl/${name}_$depth.c|$dav1d_flags")
+  done
+done
+# libavif's reader and its YUV -> RGB conversion, with dav1d as its only codec (no libyuv, no libsharpyuv: their
+# stubs; no scale.c, which needs libyuv and which decoding never calls).
+avif_flags="-I$avif/include -I$here/shim -I$dav1d/include -DAVIF_CODEC_DAV1D=1"
+for name in alpha avif codec_dav1d colr colrconvert diag exif gainmap io mem obu properties rawdata read reformat \
+  reformat_libsharpyuv reformat_libyuv sampletransform stream utils; do jobs+=("$avif/src/$name.c|$avif_flags"); done
+jobs+=("$here/avif_dec.c|$avif_flags")
 printf '%s\n' "${jobs[@]}" | xargs -P "$(nproc)" -I{} bash -c '
   src="${1%%|*}"; extra="${1#*|}"
   out="$2/$(echo "$src" | tr / _).o"
@@ -119,6 +143,8 @@ cp "$webp/COPYING" "$here/licenses/libwebp-COPYING"
 cp "$webp/PATENTS" "$here/licenses/libwebp-PATENTS"
 cp "$png/LICENSE" "$here/licenses/libpng-LICENSE"
 cp "$gif/COPYING" "$here/licenses/giflib-COPYING"
+cp "$dav1d/COPYING" "$here/licenses/dav1d-COPYING"
+cp "$avif/LICENSE" "$here/licenses/libavif-LICENSE"
 # zlib 1.2.13 ships its licence as the last section of its README.
 sed -n '/^Copyright notice:/,$p' "$zlib/README" > "$here/licenses/zlib-LICENSE"
 ls -l "$here/lean.wasm"

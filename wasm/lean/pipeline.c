@@ -1,6 +1,6 @@
 /*
  * The row pipeline (pipeline.h), and the calls JS builds one with: a source (px_jpeg, px_png,
- * px_webp, px_gif), then the transforms the geometry asks for, in order (px_orient, px_crop, px_resize, px_pad,
+ * px_webp, px_gif, px_avif), then the transforms the geometry asks for, in order (px_orient, px_crop, px_resize, px_pad,
  * px_flatten), then one sink (px_to_jpeg, px_to_webp + webp_encode, px_to_png, px_to_rgba), which
  * pulls every row through. One pipeline per conversion, as everything in the lean codec.
  */
@@ -226,6 +226,7 @@ EXPORT(px_jpeg) void px_jpeg(void) { pipe = jpeg_rows(); }
 EXPORT(px_png) void px_png(void) { pipe = png_rows(); }
 EXPORT(px_webp) void px_webp(int width, int height) { pipe = webp_rows(width, height); }
 EXPORT(px_gif) void px_gif(void) { pipe = gif_rows(); }
+EXPORT(px_avif) void px_avif(void) { pipe = avif_rows(); }
 
 EXPORT(px_orient) void px_orient(int orientation) { pipe = rows_orient(built(), orientation); }
 EXPORT(px_crop) void px_crop(int x, int y, int width, int height) { pipe = rows_crop(built(), x, y, width, height); }

@@ -30,6 +30,7 @@ Rows *jpeg_rows(void);                                                          
 Rows *png_rows(void);                                                               /* the opened PNG */
 Rows *webp_rows(int width, int height);                                             /* the opened WebP, at its size or smaller */
 Rows *gif_rows(void);                                                               /* the opened GIF's first frame (gd_open) */
+Rows *avif_rows(void);                                                              /* the decoded AVIF's planes (ad_open) */
 
 /* Transforms. */
 Rows *rows_orient(Rows *in, int orientation); /* EXIF 1-8: collects the image once when it turns */

@@ -3,7 +3,7 @@
  * irot/imir as an EXIF orientation, an auxC alpha plane), and for an image sequence (brand 'avis') its
  * first track's sample count and size. A box cut short loses only what it held, not the whole header.
  */
-import { baseHeader, corrupt, type HeaderFormat, type ImageHeader } from '../shared/header'
+import { baseHeader, type Chroma, corrupt, type HeaderFormat, type ImageHeader } from '../shared/header'
 import { type Box, childBoxes, descend, ftypBrands, hasFtyp, within } from '../shared/isobmff'
 import { type Reader, tolerant } from '../shared/reader'
 
@@ -24,7 +24,7 @@ function isAvifBrand(brands: readonly string[]): boolean {
 type ItemProperty =
   | { type: 'ispe'; width: number; height: number }
   | { type: 'pixi'; bits: number }
-  | { type: 'av1C'; bits: number }
+  | { type: 'av1C'; bits: number; chroma: Chroma }
   | { type: 'irot'; angle: number }
   | { type: 'imir'; axis: number }
   | { type: 'alpha' }
@@ -59,6 +59,7 @@ function readAvif(r: Reader): ImageHeader {
     hasAlpha: meta ? meta.all.some((p) => p.type === 'alpha') : undefined,
     frames: avifFrames(ftypBrands(r).includes('avis'), track),
     bitDepth: findBitDepth(props),
+    chroma: findChroma(props, meta?.all ?? []),
   }
 }
 
@@ -77,6 +78,12 @@ function findSize(primary: ItemProperty[], all: ItemProperty[]): { width: number
     if (p.type === 'ispe' && (!largest || p.width * p.height > largest.width * largest.height)) largest = p
   }
   return largest
+}
+
+/** The primary item's av1C, or for a grid (whose cells carry it) the first one in the file. */
+function findChroma(props: ItemProperty[], all: ItemProperty[]): Chroma | undefined {
+  const av1c = props.find((p) => p.type === 'av1C') ?? all.find((p) => p.type === 'av1C')
+  return av1c?.type === 'av1C' ? av1c.chroma : undefined
 }
 
 function findBitDepth(props: ItemProperty[]): number {
@@ -113,7 +120,7 @@ function parseProperty(r: Reader, box: Box): ItemProperty {
     case 'pixi':
       return { type: 'pixi', bits: r.u8(body) > 0 ? r.u8(body + 1) : 8 }
     case 'av1C':
-      return { type: 'av1C', bits: av1cBitDepth(r.u8(box.start + 2)) }
+      return { type: 'av1C', bits: av1cBitDepth(r.u8(box.start + 2)), chroma: av1cChroma(r.u8(box.start + 2)) }
     case 'irot':
       return { type: 'irot', angle: r.u8(box.start) & 3 }
     case 'imir':
@@ -123,6 +130,12 @@ function parseProperty(r: Reader, box: Box): ItemProperty {
     default:
       return { type: 'other' }
   }
+}
+
+/** av1C byte 2: monochrome (bit 4), chroma_subsampling_x (bit 3) and _y (bit 2). */
+function av1cChroma(flags: number): Chroma {
+  if (flags & 0x10) return 'mono'
+  return flags & 0x08 ? (flags & 0x04 ? '420' : '422') : '444'
 }
 
 /** av1C byte 2: high_bitdepth (bit 6) and twelve_bit (bit 5). */

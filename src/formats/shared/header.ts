@@ -8,6 +8,9 @@ import type { Reader } from './reader'
 
 export type InputFormat = 'jpeg' | 'png' | 'webp' | 'avif' | 'gif'
 
+/** How a YUV image stores chroma: subsampled both ways, horizontally only, not at all, or no chroma (grey). */
+export type Chroma = '420' | '422' | '444' | 'mono'
+
 export interface ImageHeader {
   format: InputFormat
   /** Stored pixel dimensions as in the file header (before EXIF orientation). */
@@ -33,6 +36,8 @@ export interface ImageHeader {
   frames: number
   /** PNG bit depth (1-16); AVIF pixi, else av1C; JPEG sample precision (8, 12 or 16); 8 otherwise. */
   bitDepth: number
+  /** AVIF: the av1C's chroma subsampling (of the primary item, or of a grid's first cell); undefined otherwise or when unknown. */
+  chroma?: Chroma
   /**
    * JPEG: a progressive DCT frame, and the number of SOS markers seen walking the segments (the walk
    * gives up after 65536 markers). PNG: Adam7 interlaced (its rows are complete only after the last
