@@ -48,7 +48,7 @@ export const jpegEncoder = () => emscripten<JpegEncoder>(jpegEncFactory, jpegEnc
  * its memory capped at `cap`.
  */
 export const avifEncoder = (cap: MemoryCap) => new AvifEncoder(avifModule, cap)
-export { AvifFailure, type AvifSettings } from './avif/encoder'
+export { AVIF_BAND_ROWS, AvifFailure, type AvifSettings } from './avif/encoder'
 
 /**
  * The lean codec (libjpeg-turbo, libwebp and libpng, row by row; wasm/lean.ts): inside a conversion

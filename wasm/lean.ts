@@ -61,6 +61,8 @@ interface LeanExports {
   px_to_jpeg(quality: number, progressive: number, optimize: number): number
   px_to_webp(lossless: number): number
   px_to_png(level: number, filters: number): number
+  px_pull_start(rows: number): void
+  px_pull(count: number): number
 }
 
 /** A failure inside the lean codec: libjpeg's, libwebp's, libpng's or giflib's own message. */
@@ -366,6 +368,21 @@ export class LeanCodec {
     const last = parts.pop()
     if (last) parts.push(last.subarray(0, this.writtenAt))
     return parts
+  }
+
+  /**
+   * Sink in JavaScript, for an encoder outside the lean codec that takes rows (AVIF): returns `pull`, which
+   * gives the next `count` rows (at most `band`) as RGBA, a view of this instance's memory valid until the
+   * next call. Pulling the last row closes the pipeline.
+   */
+  pullRows(band: number): (count: number) => Uint8Array {
+    const { width } = this.rowsSize()
+    this.exports.px_pull_start(band)
+    return (count) => {
+      // The call first: pulling may grow the memory, which detaches the buffer a view was made over.
+      const ptr = this.exports.px_pull(count)
+      return new Uint8Array(this.memory.buffer, ptr, width * 4 * count)
+    }
   }
 
   /** Sink: the whole image as RGBA, a view of the instance's memory (for the encoders outside the lean codec). */

@@ -1,7 +1,7 @@
-import { avifEncoder, leanCodec } from '../../wasm'
+import { type AvifSettings, avifEncoder, leanCodec } from '../../wasm'
 import { capEffort, type EffortCaps } from './effort-caps'
 import { hasTransparency } from '../pipeline/transform'
-import { type Codec, capped, decoderMemoryCap, effortOption, encoderMemoryCap, leanFailure, losslessOption, qualityOption } from './types'
+import { type Codec, capped, decoderMemoryCap, effortOption, type EncodeSettings, encoderMemoryCap, leanFailure, losslessOption, qualityOption } from './types'
 
 /**
  * The highest effort allowed for an output of a given size, so one AVIF encode stays under half of
@@ -45,16 +45,25 @@ export const avif: Codec = {
       }),
     )
   },
-  async encode(image, { quality, lossless, effort }) {
-    // Our libavif + libaom build, fed a band of rows at a time; an image larger than one cell is an
-    // AVIF grid, so libaom holds one cell's state, not the whole image's (wasm/avif/encoder.ts).
-    return avifEncoder(encoderMemoryCap()).encode(image.data, image.width, image.height, {
-      // libavif's quality scale, as before; lossless ignores it.
-      quality,
-      speed: 10 - effort,
-      lossless,
-      // An alpha plane only for pixels that are not all opaque, as libavif itself decided before.
-      alpha: hasTransparency(image),
-    })
+  async encode(image, settings) {
+    // An alpha plane only for pixels that are not all opaque, as libavif itself decided before.
+    return avifEncoder(encoderMemoryCap()).encode(image.data, image.width, image.height, avifSettings(settings, hasTransparency(image)))
   },
+}
+
+/** Our libavif + libaom build's settings: libavif's quality scale (lossless ignores it), libaom's speed from the effort. */
+const avifSettings = ({ quality, lossless, effort }: EncodeSettings, alpha: boolean): AvifSettings => ({ quality, speed: 10 - effort, lossless, alpha })
+
+/**
+ * AVIF from the row pipeline's rows (`pull`, see LeanCodec.pullRows), a band at a time: no whole RGBA image
+ * exists. Our libavif + libaom build; an image larger than one cell is an AVIF grid, so libaom holds one
+ * cell's state, not the whole image's (wasm/avif/encoder.ts). `alpha`: whether the rows may be transparent
+ * (the source has an alpha channel), decided before the first row as sharp does, from the channel and not
+ * from the pixels.
+ *
+ * @example
+ * const avif = encodeAvifRows(width, height, settings, rows.alpha, lean.pullRows(AVIF_BAND_ROWS))
+ */
+export function encodeAvifRows(width: number, height: number, settings: EncodeSettings, alpha: boolean, pull: (count: number) => Uint8Array): Uint8Array {
+  return avifEncoder(encoderMemoryCap()).encodeRows(width, height, avifSettings(settings, alpha), pull)
 }

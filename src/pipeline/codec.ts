@@ -44,9 +44,14 @@ export async function encodeImage(image: ImageData, format: OutputFormat, settin
   try {
     return await CODECS[format].encode!(image, settings)
   } catch (error) {
-    console.error(`encode ${format} ${image.width}x${image.height} failed: ${(error as Error)?.message}`)
-    throw new ApiError('codec_failed', `The ${format} encoder failed on a ${image.width}x${image.height} image.`)
+    throw encoderFailed(format, image.width, image.height, error)
   }
+}
+
+/** The public 500 for an encoder that failed (the error itself is logged, not shown). */
+export function encoderFailed(format: OutputFormat, width: number, height: number, error: unknown): ApiError {
+  console.error(`encode ${format} ${width}x${height} failed: ${(error as Error)?.message}`)
+  return new ApiError('codec_failed', `The ${format} encoder failed on a ${width}x${height} image.`)
 }
 
 /** A public reason: our own messages as they are; a codec's internals (traps, Rust panics) in plain words. */

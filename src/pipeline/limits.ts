@@ -1,3 +1,4 @@
+import { AVIF_WHOLE_PIXELS } from '../../wasm/avif/encoder'
 import { turboJpegSettings } from '../codecs/jpeg'
 import type { FormatId, OutputFormat } from '../codecs/registry'
 import type { EncodeSettings } from '../codecs/types'
@@ -72,14 +73,22 @@ export const MEMORY_MODEL = {
   encode: {
     jpeg: { baseMiB: 6, perMP: 16.6 },
     webp: { baseMiB: 4, perMP: 8 },
-    // Our libavif + libaom (wasm/avif): a lossy image of up to 2.1 MP is one frame, a larger one (and a
-    // lossless one over one 768x768 cell) a grid encoded a cell at a time, so libaom's memory is one cell's;
-    // the YUV planes and the file grow with the pixels. Fitted to lossless (4:4:4 planes, a file of 1.4 B/px:
-    // 12 MP measured 214.5 MiB, lossy 118.6) and to whole frames (a 12 MP JPEG to 1600 px 82.9, 1 MP 64.9,
-    // screenshots to 1600 px 85.6 and 83.5 in the matrix).
-    avif: { baseMiB: 43, perMP: 9 },
+    // Our libavif + libaom (wasm/avif): a lossy image of up to 2.1 MP is one frame, whose libaom state follows
+    // the frame; a lossless one is a grid of 4:4:4 planes and a file of about 1.4 B/px. This term is theirs
+    // (lossy grids: `avifGrid`). Fitted to lossless (12 MP 214.5 MiB with the RGBA image beside it, 169.4 with
+    // the rows pulled) and to whole frames (a 12 MP JPEG to 1600 px 76.7, 1 MP 59.2, a 2880x1800 screenshot
+    // to 1600 px 80.6, with the rows pulled).
+    avif: { baseMiB: 46, perMP: 9 },
     png: { baseMiB: 24, perMP: 19.5 },
   } as Readonly<Record<OutputFormat, { baseMiB: number; perMP: number }>>,
+  /**
+   * A lossy AVIF over 2.1 MP (AVIF_WHOLE_PIXELS), in place of `encode.avif`: a grid of 768x768 cells that
+   * libaom encodes one after another, so its state is one cell's, beside the YUV planes (4:2:0; 4:4:4 when the
+   * size is odd) and the file. An image that may have alpha also has an alpha grid. Fitted to the rows pulled
+   * from a JPEG, PNG, GIF and AVIF (encoder alone: 35.3 MiB at 4 MP, 45.1 at 12.2 MP, 51.7 at 15.9 MP; odd
+   * sizes 48.2 at 4 MP and 73.1 at 12.2 MP; a WebP with alpha at 4 MP 55.8; docs/memory.md).
+   */
+  avifGrid: { baseMiB: 40, perMP: { '420': 1.6, '444': 3.2 }, alpha: { baseMiB: 12, perMP: 2 } },
   /**
    * A lossy WebP of an image with transparency: libwebp compresses the alpha plane with its lossless
    * coder (hash chains, backward references), on top of the YUV planes. Charged once the decoded pixels
@@ -105,8 +114,9 @@ export const MEMORY_MODEL = {
    * input as ARGB: `webpLosslessPerMP` of input). An EXIF turn collects the decoded image once (RGBA).
    * The resampler holds its ring (`ringMiB`). The sink, fixed MiB plus MiB per output MP: libjpeg-turbo
    * (progressive or optimised tables: its coefficients; baseline with standard tables: a band of rows), libwebp (with its token buffer, or in low-memory mode) (planes and working memory; lossless in
-   * place of lossy as `webpLosslessEncode`), libpng (the output, written out to JS as it goes), or the
-   * RGBA image for an encoder outside the lean codec, whose own term (`encode`) then counts as `other`.
+   * place of lossy as `webpLosslessEncode`), libpng (the output, written out to JS as it goes), a band of
+   * rows pulled by the AVIF encoder, or the RGBA image for MozJPEG and oxipng; an encoder outside the lean
+   * codec has its own term (`encode`), counted as `other`.
    */
   rows: {
     baseMiB: 2,
@@ -130,6 +140,8 @@ export const MEMORY_MODEL = {
       webpLowMemory: { baseMiB: 10, perMP: 2 },
       png: { baseMiB: 2, perMP: 3.3 },
       rgba: { baseMiB: 0, perMP: 4 },
+      /** AVIF pulls bands of 64 RGBA rows (wasm/lean.ts pullRows); its own memory is `encode.avif`. */
+      pull: { baseMiB: 1, perMP: 0 },
     },
   },
 }
@@ -148,10 +160,10 @@ export interface ConversionPlan {
   format: OutputFormat
   route: Route
   /**
-   * The `rows` route's sink: a lean encoder (libjpeg-turbo, libwebp, libpng) that takes the rows, or the
-   * whole RGBA image for an encoder outside the lean codec (MozJPEG, oxipng, AVIF).
+   * The `rows` route's sink: a lean encoder (libjpeg-turbo, libwebp, libpng) that takes the rows, the AVIF
+   * encoder pulling them a band at a time (`pull`), or the whole RGBA image for MozJPEG and oxipng.
    */
-  sink: 'lean' | 'rgba'
+  sink: 'lean' | 'pull' | 'rgba'
   /** Decode scale in eighths (8: full size): a JPEG's DCT scale or a still WebP's rescale; other formats always 8. */
   scale: number
   /** JPEG output through libjpeg-turbo instead of MozJPEG (see EncodeSettings). */
@@ -192,8 +204,8 @@ export interface ConversionPlan {
  * same-size passes first (see Route); then, for a JPEG, PNG or still WebP, the row pipeline, a JPEG or
  * WebP decoded at the scale chosen for the resize (see decodeScale), into libwebp, into MozJPEG (from
  * effort 3, where it fits: smaller files than libjpeg-turbo at the same quality) or else libjpeg-turbo,
- * and into oxipng (from effort 1, where it fits: smaller files) or else libpng row by row; AVIF output
- * takes the rows' RGBA. Other inputs go through whole RGBA pixels, MozJPEG before libjpeg-turbo.
+ * and into oxipng (from effort 1, where it fits: smaller files) or else libpng row by row; the AVIF encoder
+ * pulls the rows a band at a time. Other inputs go through whole RGBA pixels, MozJPEG before libjpeg-turbo.
  *
  * @example
  * planConversion(header, 'webp', planGeometry(4032, 3024, { width: 1600 }), settings, limits).route // 'rows'
@@ -247,7 +259,7 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
       return (!fast && scales.map((scale) => rows(scale, 'rgba')).find(fits)) || (fits(turbo) ? turbo : { ...turbo, bufferedJpeg: false })
     }
     if (format === 'png') return (settings.effort >= OXIPNG_FROM_EFFORT && [rows(8, 'rgba')].find(fits)) || rows(8, 'lean')
-    return scales.map((scale) => rows(scale, 'rgba')).find(fits) ?? rows(last, 'rgba')
+    return scales.map((scale) => rows(scale, 'pull')).find(fits) ?? rows(last, 'pull')
   }
   // Whole RGBA images (animated WebP and PNG): for a shrinking JPEG or still WebP (an animated WebP's
   // frames), the DCT or rescaler scale that leaves Lanczos3 a factor of 1.25 or, when that does not fit
@@ -296,7 +308,7 @@ export function estimateParts(plan: ConversionPlan): { lean: number; other: numb
   const pngFile = format === 'png' ? m.pngFile.baseMiB + m.pngFile.perFileMiB * (plan.header.fileBytes !== undefined ? plan.header.fileBytes / 2 ** 20 : m.pngFile.assumedMiBPerMP * inMP) : 0
   const decode = (m.decodePerMP[format] ?? m.rows.sourcePerMP.rgba) * (plan.decodedPixels / 1e6) + progressive + held + pngFile
   const resize = plan.resized ? m.resize.baseMiB + m.resize.inputPerMP * (plan.cropPixels / 1e6) * (plan.decodedPixels / (plan.header.width * plan.header.height)) + m.resize.outputPerMP * outMP + plan.ringMiB : 0
-  const encoder = plan.turbo ? m.turboJpegEncode : plan.format === 'webp' && plan.lossless ? m.webpLosslessEncode : m.encode[plan.format]
+  const encoder = plan.turbo ? m.turboJpegEncode : plan.format === 'webp' && plan.lossless ? m.webpLosslessEncode : encoderTerm(plan)
   const leanDecode = LEAN_DECODERS.has(plan.header.format)
   const leanEncode = plan.turbo || plan.format === 'webp'
   const touchedInJs = plan.padded || (format !== 'jpeg' && plan.header.orientation > 1) || (plan.format === 'jpeg' && plan.header.hasAlpha !== false)
@@ -306,6 +318,20 @@ export function estimateParts(plan: ConversionPlan): { lean: number; other: numb
   return {
     lean: (leanDecode ? decode : 0) + resize + (leanEncode ? encode : 0),
     other: (leanDecode ? 0 : decode) + (leanEncode ? 0 : encode),
+  }
+}
+
+/** An encoder's term: `encode[format]`, or for a lossy AVIF grid `avifGrid` (by chroma, and alpha when the input may have it). */
+function encoderTerm(plan: ConversionPlan): { baseMiB: number; perMP: number } {
+  const m = MEMORY_MODEL
+  const pixels = plan.width * plan.height
+  if (plan.format !== 'avif' || plan.lossless || pixels <= AVIF_WHOLE_PIXELS) return m.encode[plan.format]
+  const g = m.avifGrid
+  const odd = plan.width % 2 === 1 || plan.height % 2 === 1
+  const alpha = plan.header.hasAlpha !== false
+  return {
+    baseMiB: g.baseMiB + (alpha ? g.alpha.baseMiB : 0),
+    perMP: g.perMP[odd ? '444' : '420'] + (alpha ? g.alpha.perMP : 0),
   }
 }
 
@@ -339,12 +365,13 @@ function rowsParts(plan: ConversionPlan, progressive: number): { lean: number; o
   const resize = plan.resized ? plan.ringMiB : 0
   const sink =
     plan.sink === 'rgba' ? r.sink.rgba
+    : plan.sink === 'pull' ? r.sink.pull
     : plan.format === 'webp' && plan.lossless ? m.webpLosslessEncode
     : plan.format === 'jpeg' && !plan.bufferedJpeg ? r.sink.jpegBaseline
     : plan.format === 'webp' && plan.lowMemoryWebp ? r.sink.webpLowMemory
     : r.sink[plan.format as 'jpeg' | 'webp' | 'png']
   const lean = r.baseMiB + file + source + turned + resize + sink.baseMiB + sink.perMP * outMP
-  const encoder = plan.sink === 'rgba' ? (plan.turbo ? m.turboJpegEncode : m.encode[plan.format]) : undefined
+  const encoder = plan.sink === 'lean' ? undefined : plan.turbo ? m.turboJpegEncode : encoderTerm(plan)
   return { lean, other: encoder ? encoder.baseMiB + encoder.perMP * outMP : 0 }
 }
 

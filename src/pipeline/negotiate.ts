@@ -72,8 +72,8 @@ export interface OutputChoice {
 
 /**
  * Step 3: the first candidate whose plan fits the limits. With `auto`, a candidate the memory budget
- * refuses is skipped for the next (a 12 MP photo asked for by a browser gets WebP when AVIF would not
- * fit, not a 422); the last candidate's refusal is the answer when none fits. An explicit format has
+ * refuses is skipped for the next (a 12 MP photo PNG asked for by a browser gets WebP when AVIF beside
+ * its file would not fit, not a 422); the last candidate's refusal is the answer when none fits. An explicit format has
  * one candidate, so it is refused with the 422 that names the limit. A plan is checked over the lean
  * memory the isolate keeps (`leanResidentMiB`), and, only if it does not fit so, over a fresh one: the
  * same request gets the same format whatever ran before it in the isolate.

@@ -1,4 +1,5 @@
-import type { LeanCodec } from '../../wasm'
+import { AVIF_BAND_ROWS, type LeanCodec } from '../../wasm'
+import { encodeAvifRows } from '../codecs/avif'
 import { turboJpegSettings } from '../codecs/jpeg'
 import { pngRowSettings } from '../codecs/png'
 import { CODECS, type OutputFormat } from '../codecs/registry'
@@ -6,7 +7,7 @@ import { libwebpSettings } from '../codecs/webp'
 import { DecodeFailure, type EncodeSettings } from '../codecs/types'
 import type { Limits } from '../env'
 import type { Stopwatch } from '../lib/stopwatch'
-import { encodeImage, leanPass } from './codec'
+import { encodeImage, encoderFailed, leanPass } from './codec'
 import { checkAlphaPlane, type ConversionPlan } from './limits'
 import type { Encoded } from './respond'
 import { type ImageHeader, uprightSize } from './sniff'
@@ -26,8 +27,8 @@ export interface RowsResult {
  * `rows`: the source (a JPEG at its DCT scale, a PNG, a still WebP, a GIF's first frame, an AVIF), then the EXIF turn, the crop, the
  * Lanczos3 resample, the padding and, for a format without alpha, the flattening, then the sink. Rows
  * are pulled through one at a time, so what is held is what the stages hold, not whole images. The
- * sink is libjpeg-turbo, libwebp or libpng; or, for the encoders outside the lean codec (MozJPEG,
- * oxipng, AVIF), the RGBA image they take. Decoding and encoding interleave, so the time from the first
+ * sink is libjpeg-turbo, libwebp or libpng; AVIF (libavif + libaom, an instance of its own), which pulls the
+ * rows a band at a time; or, for MozJPEG and oxipng, the RGBA image they take. Decoding and encoding interleave, so the time from the first
  * row to the output is `encode`; `decode` is reading the headers (and a lossy WebP's planes).
  *
  * @example
@@ -54,6 +55,10 @@ export async function convertRows(
   const { width, height } = lean.rowsSize()
 
   let output: Encoded
+  if (plan.sink === 'pull') {
+    output = encodePulled(lean, run, plan, settings)
+    return { output, width, height, memoryEstimate, timings: { decode, transform: 0, encode: await clock.lap() } }
+  }
   if (plan.sink === 'rgba') {
     const image = run(() => lean.rowsToRgba())
     const transform = await clock.lap()
@@ -100,6 +105,29 @@ function addTransforms(
   lean.resizeRows(resize.width, resize.height)
   lean.padRows(canvas.width, canvas.height, padding)
   if (!keepsAlpha) lean.flattenRows(background)
+}
+
+/**
+ * AVIF, the encoder outside the lean codec that takes rows: it pulls them a band at a time, so no whole RGBA
+ * image exists. A failure while making rows is the input's (as `run` says); one in the encoder is codec_failed.
+ */
+function encodePulled(lean: LeanCodec, run: <T>(step: () => T) => T, plan: ConversionPlan, settings: EncodeSettings): Uint8Array {
+  const { width, height, alpha } = lean.rowsSize()
+  const pull = run(() => lean.pullRows(AVIF_BAND_ROWS))
+  let rowsFailed: unknown
+  const rows = (count: number) => {
+    try {
+      return run(() => pull(count))
+    } catch (error) {
+      rowsFailed = error
+      throw error
+    }
+  }
+  try {
+    return encodeAvifRows(width, height, settings, alpha, rows)
+  } catch (error) {
+    throw rowsFailed ?? encoderFailed(plan.format, width, height, error)
+  }
 }
 
 /**

@@ -52,17 +52,22 @@ describe('format=auto within the memory budget', () => {
   })
 
   it("falls back to the input's family when neither AVIF nor WebP fits", async () => {
-    // 16384x600 (9.8 MP): wider than WebP can be (16383), and an AVIF of it is over the memory budget; the
-    // input's family, JPEG, is written row by row.
+    // 16384x600 (9.8 MP): wider than WebP can be (16383), and, since the AVIF encoder pulls rows, an AVIF of it
+    // fits the default budget: the budget here sits between the AVIF plan's estimate and the JPEG plan's, both
+    // read from 422s under a budget of 1 MiB. The input's family, JPEG, is written row by row.
     const input = fixture('large.jpg')
     const query = 'width=16384&height=600&fit=fill&enlarge=true'
-    const avif = await expectProblem(await post(input, `${query}&format=avif`), 'operation_too_large', 422)
-    expect(avif.estimateMiB as number).toBeGreaterThan(120)
-    await expectProblem(await post(input, `${query}&format=webp`), 'image_too_large', 422)
-    const res = await post(input, `${query}&format=auto`, { Accept: BROWSER })
+    const tiny = { MEMORY_BUDGET_MIB: '1' }
+    const avifMiB = (await expectProblem(await post(input, `${query}&format=avif`, {}, tiny), 'operation_too_large', 422)).estimateMiB as number
+    const jpegMiB = (await expectProblem(await post(input, `${query}&format=jpeg`, {}, tiny), 'operation_too_large', 422)).estimateMiB as number
+    expect(jpegMiB).toBeLessThan(avifMiB - 2)
+    const budget = { MEMORY_BUDGET_MIB: String(avifMiB - 2) }
+    await expectProblem(await post(input, `${query}&format=avif`, {}, budget), 'operation_too_large', 422)
+    await expectProblem(await post(input, `${query}&format=webp`, {}, budget), 'image_too_large', 422)
+    const res = await post(input, `${query}&format=auto`, { Accept: BROWSER }, budget)
     const out = await decode(await okBytes(res))
     expect([out.format, out.image.width, out.image.height]).toEqual(['jpeg', 16384, 600])
-    expect(estimateOf(res)).toBeLessThanOrEqual(120)
+    expect(estimateOf(res)).toBeLessThanOrEqual(avifMiB - 2)
   })
 
   it('answers 422 operation_too_large when no candidate fits, and serves the next request', async () => {

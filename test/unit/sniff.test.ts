@@ -612,7 +612,11 @@ describe('readHeader: JPEG', () => {
 describe('readHeader: GIF', () => {
   it('reads the logical screen size of a still GIF', () => {
     const header = readHeader(bytes(gifHeader(256, 128, 2), gifFrame(256, 128), [0x3b]))
-    expect(header).toMatchObject({ format: 'gif', width: 256, height: 128, frames: 1, hasAlpha: undefined, bitDepth: 8 })
+    expect(header).toMatchObject({ format: 'gif', width: 256, height: 128, frames: 1, hasAlpha: false, bitDepth: 8 })
+  })
+
+  it('sees transparency where the first frame leaves the screen uncovered', () => {
+    expect(readHeader(bytes(gifHeader(256, 128, 2), gifFrame(200, 128), [0x3b])).hasAlpha).toBe(true)
   })
 
   it('sees transparency from the first frame graphic control extension', () => {
@@ -622,7 +626,7 @@ describe('readHeader: GIF', () => {
 
   it('ignores a transparency flag that only a later frame sets', () => {
     const data = bytes(gifHeader(4, 4), gifGraphicControl(false), gifFrame(4, 4), gifGraphicControl(true), gifFrame(4, 4), [0x3b])
-    expect(readHeader(data).hasAlpha).toBeUndefined()
+    expect(readHeader(data).hasAlpha).toBe(false)
   })
 
   it('counts frames by walking blocks, skipping local colour tables and extensions', () => {

@@ -91,6 +91,19 @@ export class AvifEncoder {
    * matrix. The pixels are copied in a band at a time, never whole.
    */
   encode(rgba: Uint8Array | Uint8ClampedArray, width: number, height: number, settings: AvifSettings): Uint8Array {
+    let y = 0
+    return this.encodeRows(width, height, settings, (count) => {
+      const rows = rgba.subarray(y * width * 4, (y + count) * width * 4)
+      y += count
+      return rows
+    })
+  }
+
+  /**
+   * As encode, from `pull`, which gives the next `count` rows of RGBA (at most AVIF_BAND_ROWS) each time it is
+   * called, top to bottom: the row pipeline's sink (wasm/lean.ts pullRows), so that no whole RGBA image exists.
+   */
+  encodeRows(width: number, height: number, settings: AvifSettings, pull: (count: number) => Uint8Array | Uint8ClampedArray): Uint8Array {
     const e = this.exports
     const flags = (settings.alpha ? ALPHA : 0) | (settings.lossless ? LOSSLESS : SHARP_YUV)
     // Lossy images up to AVIF_WHOLE_PIXELS are one AV1 frame, not a grid (no seams to pay for, 4:2:0 at any size).
@@ -102,7 +115,7 @@ export class AvifEncoder {
     for (let y = 0; y < height; y += rows) {
       const count = Math.min(rows, height - y)
       // A fresh view each time: the memory may have grown (and its old buffer been detached).
-      new Uint8Array(this.memory.buffer, band, rowBytes * count).set(rgba.subarray(y * rowBytes, (y + count) * rowBytes))
+      new Uint8Array(this.memory.buffer, band, rowBytes * count).set(pull(count))
       e.ae_rows(band, count)
     }
     e.ae_free(band)

@@ -22,6 +22,8 @@ const GIF_GRAPHIC_CONTROL = 0xf9
 
 interface GifBlocks {
   frames: number
+  firstLeft: number
+  firstTop: number
   firstWidth: number
   firstHeight: number
   transparent: boolean
@@ -45,15 +47,21 @@ function readGif(r: Reader): ImageHeader {
   }
   return {
     ...baseHeader('gif', useFrame ? blocks.firstWidth : screenWidth, useFrame ? blocks.firstHeight : screenHeight),
-    hasAlpha: blocks.transparent ? true : undefined,
+    // Transparent where the first frame says so, or where it leaves the screen uncovered (the decoder draws it on a
+    // transparent canvas); a 0x0 screen is the frame itself.
+    hasAlpha: blocks.transparent || (!useFrame && !covers(blocks, screenWidth, screenHeight)),
     progressive: blocks.interlaced,
     frames: blocks.frames,
   }
 }
 
+/** Whether the first frame covers the whole logical screen. */
+const covers = (b: GifBlocks, width: number, height: number): boolean =>
+  b.firstLeft === 0 && b.firstTop === 0 && b.firstWidth >= width && b.firstHeight >= height
+
 /** Count image descriptors; stops quietly at the trailer, unknown bytes or truncation. */
 function walkGifBlocks(r: Reader, start: number): GifBlocks {
-  const blocks: GifBlocks = { frames: 0, firstWidth: 0, firstHeight: 0, transparent: false, interlaced: false }
+  const blocks: GifBlocks = { frames: 0, firstLeft: 0, firstTop: 0, firstWidth: 0, firstHeight: 0, transparent: false, interlaced: false }
   let pos = start
   while (r.has(pos, 1)) {
     const introducer = r.u8(pos)
@@ -69,6 +77,8 @@ function walkGifBlocks(r: Reader, start: number): GifBlocks {
       if (!r.has(pos, 10)) break
       blocks.frames++
       if (blocks.frames === 1) {
+        blocks.firstLeft = r.u16(pos + 1, true)
+        blocks.firstTop = r.u16(pos + 3, true)
         blocks.firstWidth = r.u16(pos + 5, true)
         blocks.firstHeight = r.u16(pos + 7, true)
       }

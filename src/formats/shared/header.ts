@@ -24,7 +24,7 @@ export interface ImageHeader {
   /**
    * true/false when the header says, undefined if unknown. PNG: colour type 4/6 or tRNS before IDAT;
    * WebP: VP8X alpha flag, VP8L alpha hint or an ALPH chunk; GIF: true when the first frame's
-   * graphic control extension sets transparency, else undefined; AVIF: an auxC alpha property
+   * graphic control extension sets transparency or the frame does not cover the logical screen; AVIF: an auxC alpha property
    * (undefined for a sequence without item metadata); JPEG: false.
    */
   hasAlpha: boolean | undefined
