@@ -20,8 +20,8 @@ import avifModule from './avif/avif.wasm'
 import jpegEncFactory from '@jsquash/jpeg/codec/enc/mozjpeg_enc.js'
 import type { MozJPEGModule as JpegEncoder } from '@jsquash/jpeg/codec/enc/mozjpeg_enc'
 import { MemoryCap } from './cap'
-import { AvifEncoder } from './avif/encoder'
-import { sessionCodec } from './session'
+import { AvifEncoder, avifPages } from './avif/encoder'
+import { sessionAvifMemory, sessionCodec } from './session'
 import './imagedata'
 
 export { MemoryCap }
@@ -47,7 +47,7 @@ export const jpegEncoder = () => emscripten<JpegEncoder>(jpegEncFactory, jpegEnc
  * Our AVIF encoder (libavif and libaom, fed rows; wasm/avif/encoder.ts): a fresh instance per image,
  * its memory capped at `cap`.
  */
-export const avifEncoder = (cap: MemoryCap) => new AvifEncoder(avifModule, cap)
+export const avifEncoder = (cap: MemoryCap) => new AvifEncoder(avifModule, cap, sessionAvifMemory(avifPages(cap)))
 export { AVIF_BAND_ROWS, AvifFailure, type AvifSettings } from './avif/encoder'
 
 /**
@@ -56,7 +56,7 @@ export { AVIF_BAND_ROWS, AvifFailure, type AvifSettings } from './avif/encoder'
  * instance whose memory stops at `cap`.
  */
 export const leanCodec = (cap: MemoryCap) => sessionCodec(leanModule, cap)
-export { leanResidentMiB, releaseLeanMemory, withLeanSession } from './session'
+export { avifResidentMiB, leanResidentMiB, releaseAvifMemory, releaseLeanMemory, withLeanSession } from './session'
 
 /**
  * oxipng's wasm-bindgen module has one import, so we call its exports directly on a fresh instance

@@ -210,7 +210,7 @@ export interface ConversionPlan {
  * @example
  * planConversion(header, 'webp', planGeometry(4032, 3024, { width: 1600 }), settings, limits).route // 'rows'
  */
-export function planConversion(header: ImageHeader, format: OutputFormat, geometry: Geometry, settings: EncodeSettings, limits: Limits, leanResidentMiB = 0): ConversionPlan {
+export function planConversion(header: ImageHeader, format: OutputFormat, geometry: Geometry, settings: EncodeSettings, limits: Limits, leanResidentMiB = 0, avifResidentMiB = 0): ConversionPlan {
   const { crop, resize, canvas } = geometry
   const at = (scale: number, turbo = false): ConversionPlan => ({
     header,
@@ -230,7 +230,7 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
     bufferedJpeg: format === 'jpeg',
     lowMemoryWebp: false,
   })
-  const fits = (plan: ConversionPlan) => estimateMiB(plan, leanResidentMiB) <= limits.memoryBudgetMiB
+  const fits = (plan: ConversionPlan) => estimateMiB(plan, leanResidentMiB, avifResidentMiB) <= limits.memoryBudgetMiB
   const upright = uprightSize(header)
   const sameSize = isIdentity(geometry, upright.width, upright.height)
   // Effort 0-2 asks for speed: libjpeg-turbo, as sharp's default JPEG, instead of MozJPEG's trellis.
@@ -378,11 +378,14 @@ function rowsParts(plan: ConversionPlan, progressive: number): { lean: number; o
 /**
  * Estimated peak memory growth, in MiB, of one conversion (see MEMORY_MODEL), over an isolate whose
  * lean memory already holds `leanResidentMiB` from earlier conversions: the lean steps reuse it, so
- * they cost the larger of the two, not the sum.
+ * they cost the larger of the two, not the sum; likewise the AVIF encoder's memory (`avifResidentMiB`).
  */
-export function estimateMiB(plan: ConversionPlan, leanResidentMiB = 0): number {
+export function estimateMiB(plan: ConversionPlan, leanResidentMiB = 0, avifResidentMiB = 0): number {
   const { lean, other } = estimateParts(plan)
-  return MEMORY_MODEL.baseMiB + Math.max(lean, leanResidentMiB) + other
+  // The AVIF encoder's memory is kept per isolate too (wasm/session.ts): an AVIF conversion reuses it, any
+  // other conversion has it beside its own.
+  const avif = plan.format === 'avif' ? other : 0
+  return MEMORY_MODEL.baseMiB + Math.max(lean, leanResidentMiB) + (other - avif) + Math.max(avif, avifResidentMiB)
 }
 
 /**
@@ -455,7 +458,7 @@ export function checkInput(header: ImageHeader, limits: Limits): void {
  * @example
  * const estimate = checkPlan(planConversion(header, 'webp', geometry, settings, limits), limits)
  */
-export function checkPlan(plan: ConversionPlan, limits: Limits, leanResidentMiB = 0): number {
+export function checkPlan(plan: ConversionPlan, limits: Limits, leanResidentMiB = 0, avifResidentMiB = 0): number {
   const { width, height, format } = plan
   const pixels = width * height
   if (pixels > limits.maxOutputPixels) {
@@ -473,7 +476,7 @@ export function checkPlan(plan: ConversionPlan, limits: Limits, leanResidentMiB 
       { maxDimension, width, height },
     )
   }
-  const estimate = estimateMiB(plan, leanResidentMiB)
+  const estimate = estimateMiB(plan, leanResidentMiB, avifResidentMiB)
   if (estimate > limits.memoryBudgetMiB) {
     const inMP = mp(plan.header.width * plan.header.height)
     throw new ApiError(

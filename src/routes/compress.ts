@@ -1,5 +1,5 @@
 import { Hono } from 'hono'
-import { leanResidentMiB, releaseLeanMemory, withLeanSession } from '../../wasm'
+import { avifResidentMiB, leanResidentMiB, releaseAvifMemory, releaseLeanMemory, withLeanSession } from '../../wasm'
 import { limitsOf } from '../env'
 import { conversionSlot } from '../lib/slot'
 import { decodeImage, encodeImage, transcode } from '../pipeline/codec'
@@ -41,15 +41,16 @@ export const compress = new Hono<{ Bindings: Env } & ClientVariables>().post('/'
     const upright = uprightSize(header)
 
     // 3. limits and plan: everything below is known before decoding; format=auto takes the first
-    //    candidate format whose plan fits the memory budget, counting the lean memory the isolate keeps
+    //    candidate format whose plan fits the memory budget, counting the codec memories the isolate keeps
     checkInput(header, limits)
     const geometry = planGeometry(upright.width, upright.height, options)
     const { width: outWidth, height: outHeight } = geometry.canvas
     const candidates = formatCandidates(options.format, header, c.req.header('accept') ?? '', geometry.canvas)
-    const choice = chooseOutput(candidates, header, geometry, options, limits, leanResidentMiB())
+    const choice = chooseOutput(candidates, header, geometry, options, limits, leanResidentMiB(), avifResidentMiB())
     const { format, settings, plan } = choice
     let memoryEstimate = choice.memoryEstimate
-    if (choice.releaseLeanMemory) releaseLeanMemory()
+    if (choice.release.lean) releaseLeanMemory()
+    if (choice.release.avif) releaseAvifMemory()
     const background = parseColour(options.background)
     const padding = paddingColour(CODECS[format].alpha, background)
 

@@ -4,9 +4,10 @@
  * libaom encodes one after another, so its memory is one cell's: a 12 MP photo's encoder holds its
  * YUV planes (1.5 bytes a pixel) and one cell's state, not libaom's state for the whole image.
  *
- * One instance per image, over a memory of its own whose maximum is `cap`; errors (libaom's, libavif's,
- * running out of memory) are thrown from the `fail` import and leave the instance mid-call: it is
- * dropped, never used again.
+ * One instance per image, over the isolate's AVIF memory inside a conversion (wasm/session.ts) or a memory
+ * of its own, whose maximum is `cap`; errors (libaom's, libavif's, running out of memory) are thrown from
+ * the `fail` import and leave the instance mid-call: it is dropped, never used again, and the next
+ * instance over the same memory starts clean.
  */
 import type { MemoryCap } from '../cap'
 
@@ -50,12 +51,19 @@ export const AVIF_WHOLE_PIXELS = 2_100_000
 export const AVIF_BAND_ROWS = 64
 const EBADF = 8
 
+/** The most 64 KiB pages an encoder memory capped at `cap` may have. */
+export const avifPages = (cap: MemoryCap): number => Math.min(65536, Math.max(32, Math.floor(cap.maxBytes / PAGE)))
+
 export class AvifEncoder {
   private readonly memory: WebAssembly.Memory
   private readonly exports: AvifExports
 
-  constructor(module: WebAssembly.Module, private readonly cap: MemoryCap) {
-    this.memory = new WebAssembly.Memory({ initial: 32, maximum: Math.min(65536, Math.max(32, Math.floor(cap.maxBytes / PAGE))) })
+  /**
+   * A fresh instance over `memory` (one the isolate keeps, whose maximum is `cap`; see wasm/session.ts) or
+   * over a new memory capped at `cap`.
+   */
+  constructor(module: WebAssembly.Module, private readonly cap: MemoryCap, memory?: WebAssembly.Memory) {
+    this.memory = memory ?? new WebAssembly.Memory({ initial: 32, maximum: avifPages(cap) })
     const fail = (ptr: number, len: number) => {
       const message = new TextDecoder().decode(new Uint8Array(this.memory.buffer, ptr, len))
       if (/memory/i.test(message)) this.cap.reached = true
@@ -120,7 +128,7 @@ export class AvifEncoder {
     }
     e.ae_free(band)
     const size = e.ae_finish()
-    // A view, not a copy: the instance is not used again, and a lossless file can be tens of MiB.
-    return new Uint8Array(this.memory.buffer, e.ae_output(), size)
+    // A copy: the memory may be the isolate's, which the next AVIF conversion writes over.
+    return new Uint8Array(this.memory.buffer, e.ae_output(), size).slice()
   }
 }
