@@ -29,7 +29,7 @@ export interface RowsResult {
  * are pulled through one at a time, so what is held is what the stages hold, not whole images. The
  * sink is libjpeg-turbo, libwebp or libpng; AVIF (libavif + libaom, an instance of its own), which pulls the
  * rows a band at a time; or, for MozJPEG and oxipng, the RGBA image they take. Decoding and encoding interleave, so the time from the first
- * row to the output is `encode`; `decode` is reading the headers (and a lossy WebP's planes).
+ * row to the output is `encode`; `decode` is reading the headers (and a lossy WebP's or an AVIF's planes).
  *
  * @example
  * const { output } = await convertRows(bytes, header, plan, geometry, settings, [255, 255, 255], estimate, limits, clock)
