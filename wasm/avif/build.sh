@@ -18,7 +18,6 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 work="$root/.cache/avif-build"
-mirror="http://deb.debian.org/debian/pool/main"
 
 sources=(
   "a/aom/aom_3.12.1.orig.tar.gz 40c929a41b2a59c24319a699c358351422829b3ae646de31b18cbabed0191962"
@@ -37,14 +36,9 @@ fi
 
 mkdir -p "$work"
 cd "$work"
-for entry in "${sources[@]}"; do
-  read -r path sum <<<"$entry"
-  file="$(basename "$path")"
-  [ -f "$file" ] || curl -fsS -o "$file" "$mirror/$path"
-  echo "$sum  $file" | sha256sum -c --quiet
-  dir="$(tar tf "$file" | head -1 | cut -d/ -f1 || true)"
-  [ -d "$dir" ] || tar xf "$file"
-done
+# shellcheck source=../sources.sh
+source "$root/wasm/sources.sh"
+fetch_sources "${sources[@]}"
 
 aom="$work/aom-3.12.1"
 avif="$work/libavif-1.4.2"
@@ -70,7 +64,7 @@ objects="$work/obj"
 rm -rf "$objects"
 mkdir -p "$objects"
 jobs=()
-avif_flags="-I$here/shim/libavif -I$avif/include -I$avif/third_party/libyuv/include -I$aom -I$work/aom-build -I$webp -I$here/shim -DAVIF_CODEC_AOM=1 -DAVIF_CODEC_AOM_ENCODE=1 -DAVIF_LIBSHARPYUV_ENABLED=1"
+avif_flags="-I$root/wasm/shim -I$avif/include -I$avif/third_party/libyuv/include -I$aom -I$work/aom-build -I$webp -I$here/shim -DAVIF_CODEC_AOM=1 -DAVIF_CODEC_AOM_ENCODE=1 -DAVIF_LIBSHARPYUV_ENABLED=1"
 for name in alpha avif codec_aom colr colrconvert diag exif gainmap io mem obu properties rawdata read reformat \
   reformat_libsharpyuv reformat_libyuv sampletransform scale stream utils write; do
   jobs+=("$avif/src/$name.c|$avif_flags")

@@ -11,7 +11,6 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 work="$root/.cache/lean-build"
-mirror="http://deb.debian.org/debian/pool/main"
 
 sources=(
   "libj/libjpeg-turbo/libjpeg-turbo_2.1.5.orig.tar.gz 254f3642b04e309fee775123133c6464181addc150499561020312ec61c1bf7c"
@@ -34,14 +33,9 @@ fi
 
 mkdir -p "$work"
 cd "$work"
-for entry in "${sources[@]}"; do
-  read -r path sum <<<"$entry"
-  file="$(basename "$path")"
-  [ -f "$file" ] || curl -fsS -o "$file" "$mirror/$path"
-  echo "$sum  $file" | sha256sum -c --quiet
-  dir="$(tar tf "$file" | head -1 | cut -d/ -f1 || true)"
-  [ -d "$dir" ] || tar xf "$file"
-done
+# shellcheck source=../sources.sh
+source "$root/wasm/sources.sh"
+fetch_sources "${sources[@]}"
 
 jpeg="$work/libjpeg-turbo-2.1.5"
 webp="$work/libwebp-1.5.0"
@@ -107,7 +101,7 @@ jobs+=("$here/gif_dec.c|-I$gif")
 # pixel templates built once for 8-bit and once for 16-bit samples (10 and 12 bits).
 # Not link-time optimised: clang 14 with -msimd128 and LTO together miscompiles dav1d (a lossless AVIF's Y plane
 # came out offset by about 124), while either alone, and this, decode every test AVIF bit-exactly as a native build.
-dav1d_flags="-fno-lto -I$here/dav1d -I$here/shim -I$dav1d -I$dav1d/include -I$dav1d/include/dav1d -I$dav1d/src -D_GNU_SOURCE"
+dav1d_flags="-fno-lto -I$here/dav1d -I$root/wasm/shim -I$dav1d -I$dav1d/include -I$dav1d/include/dav1d -I$dav1d/src -D_GNU_SOURCE"
 for name in cdf cpu ctx data decode dequant_tables getbits intra_edge itx_1d lf_mask lib log mem msac obu pal picture qm ref \
   refmvs scan tables thread_task warpmv wedge; do jobs+=("$dav1d/src/$name.c|$dav1d_flags"); done
 mkdir -p "$work/dav1d-tmpl"
@@ -119,7 +113,7 @@ for name in cdef_apply cdef fg_apply filmgrain ipred_prepare ipred itx lf_apply 
 done
 # libavif's reader and its YUV -> RGB conversion, with dav1d as its only codec (no libyuv, no libsharpyuv: their
 # stubs; no scale.c, which needs libyuv and which decoding never calls).
-avif_flags="-I$avif/include -I$here/shim -I$dav1d/include -DAVIF_CODEC_DAV1D=1"
+avif_flags="-I$avif/include -I$root/wasm/shim -I$dav1d/include -DAVIF_CODEC_DAV1D=1"
 for name in alpha avif codec_dav1d colr colrconvert diag exif gainmap io mem obu properties rawdata read reformat \
   reformat_libsharpyuv reformat_libyuv sampletransform stream utils; do jobs+=("$avif/src/$name.c|$avif_flags"); done
 jobs+=("$here/avif_dec.c|$avif_flags")

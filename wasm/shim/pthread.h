@@ -1,7 +1,8 @@
 /*
- * wasi-libc (Debian 12) has no threads. dav1d and libavif include pthread.h; both are run with one
- * thread (libavif's maxThreads = 1 opens dav1d with n_threads = 1 and no frame delay, which starts no
- * worker), so a thread can never be started here, and locks and conditions have nothing to wait for.
+ * wasi-libc (Debian 12) has no threads. dav1d and libavif include pthread.h (wasm/lean: the AVIF decoder;
+ * wasm/avif: libavif's YUV conversion, which the encoder never runs threaded); both are run with one thread
+ * (libavif's maxThreads = 1 opens dav1d with n_threads = 1 and no frame delay, which starts no worker), so a
+ * thread can never be started here, and locks and conditions have nothing to wait for.
  */
 #ifndef IMGEDGE_PTHREAD_SHIM_H
 #define IMGEDGE_PTHREAD_SHIM_H
