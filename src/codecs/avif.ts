@@ -1,7 +1,7 @@
-import { type AvifSettings, avifEncoder, leanCodec } from '../../wasm'
+import { type AvifSettings, avifEncoder } from '../../wasm'
 import { capEffort, type EffortCaps } from './effort-caps'
 import { hasTransparency } from '../pipeline/transform'
-import { type Codec, capped, decoderMemoryCap, effortOption, type EncodeSettings, encoderMemoryCap, leanFailure, losslessOption, qualityOption } from './types'
+import { type Codec, decodeFromRows, effortOption, type EncodeSettings, encoderMemoryCap, losslessOption, qualityOption } from './types'
 
 /**
  * The highest effort allowed for an output of a given size, so one AVIF encode stays under half of
@@ -36,14 +36,7 @@ export const avif: Codec = {
   // libavif + dav1d in the lean codec (wasm/lean/avif_dec.c); conversions take it as a row source
   // (src/pipeline/rows.ts), and this, the whole image, is the same rows collected (not yet turned by irot/imir).
   async decode(bytes, header) {
-    const cap = decoderMemoryCap()
-    return capped(cap, header, () =>
-      leanFailure('libavif', () => {
-        const lean = leanCodec(cap)
-        lean.rowsFromAvif(bytes, header.width, header.height)
-        return lean.rowsToRgba()
-      }),
-    )
+    return decodeFromRows('libavif', header, (lean) => lean.rowsFromAvif(bytes, header.width, header.height))
   },
   async encode(image, settings) {
     // An alpha plane only for pixels that are not all opaque, as libavif itself decided before.

@@ -1,5 +1,4 @@
-import { leanCodec } from '../../wasm'
-import { type Codec, capped, decoderMemoryCap, leanFailure } from './types'
+import { type Codec, decodeFromRows } from './types'
 
 /**
  * GIF input: the first frame on a transparent canvas of the logical screen size, decoded by giflib in
@@ -16,13 +15,6 @@ export const gif: Codec = {
   alpha: true,
   options: {},
   async decode(bytes, header) {
-    const cap = decoderMemoryCap()
-    return capped(cap, header, () =>
-      leanFailure('giflib', () => {
-        const lean = leanCodec(cap)
-        lean.rowsFromGif(bytes, header.width, header.height)
-        return lean.rowsToRgba()
-      }),
-    )
+    return decodeFromRows('giflib', header, (lean) => lean.rowsFromGif(bytes, header.width, header.height))
   },
 }

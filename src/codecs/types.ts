@@ -1,5 +1,5 @@
 import { env } from 'cloudflare:workers'
-import { LeanFailure, MemoryCap } from '../../wasm'
+import { type LeanCodec, leanCodec, LeanFailure, MemoryCap } from '../../wasm'
 import { limitsOf } from '../env'
 import type { ImageHeader, InputFormat } from '../pipeline/sniff'
 
@@ -123,4 +123,22 @@ export function leanFailure<T>(library: string, work: () => T): T {
     if (error instanceof LeanFailure) throw new DecodeFailure(`${library}: ${error.message}`)
     throw error
   }
+}
+
+/**
+ * A whole image from one of the lean codec's row sources (GIF, AVIF): `open` starts the source, and its rows
+ * are collected as RGBA, a view of the lean memory. Capped at MEMORY_BUDGET_MIB; `library` names the failure.
+ *
+ * @example
+ * decodeFromRows('giflib', header, (lean) => lean.rowsFromGif(bytes, header.width, header.height))
+ */
+export function decodeFromRows(library: string, header: ImageHeader, open: (lean: LeanCodec) => void): ImageData {
+  const cap = decoderMemoryCap()
+  return capped(cap, header, () =>
+    leanFailure(library, () => {
+      const lean = leanCodec(cap)
+      open(lean)
+      return lean.rowsToRgba()
+    }),
+  )
 }

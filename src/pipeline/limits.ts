@@ -271,12 +271,12 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
   return at(last, format === 'jpeg')
 }
 
-/** Input formats the row pipeline has a source for (wasm/lean/pipeline.c). */
-export const ROW_SOURCES: ReadonlySet<FormatId> = new Set<FormatId>(['jpeg', 'png', 'webp', 'gif', 'avif'])
-
-/** Whether the row pipeline reads this input: a still JPEG, PNG or WebP, or any GIF or AVIF (their sources are the first frame). */
-export const hasRowSource = (header: ImageHeader): boolean =>
-  ROW_SOURCES.has(header.format) && (header.frames === 1 || header.format === 'gif' || header.format === 'avif')
+/**
+ * Whether the row pipeline reads this input (wasm/lean/pipeline.c has a source for every input format): any
+ * still image, and any GIF or AVIF (their sources are the first frame). An animated WebP or PNG goes through
+ * whole pixels, its first frame composited in JavaScript.
+ */
+export const hasRowSource = (header: ImageHeader): boolean => header.frames === 1 || header.format === 'gif' || header.format === 'avif'
 
 /**
  * PNG output goes through oxipng (whole image, smaller files) from this effort, where its plan fits;
@@ -284,9 +284,6 @@ export const hasRowSource = (header: ImageHeader): boolean =>
  * 6.5 MP every effort is capped to 0: PNG_EFFORT_CAPS), which libpng at zlib level 1 matches.
  */
 export const OXIPNG_FROM_EFFORT = 1
-
-/** Input formats the lean codec decodes (into the conversion's lean memory; see wasm/session.ts). */
-export const LEAN_DECODERS: ReadonlySet<FormatId> = new Set<FormatId>(['jpeg', 'png', 'webp', 'gif', 'avif'])
 
 /**
  * A plan's estimate in two parts (MiB, without `baseMiB`): what the lean codec's steps take (its one
@@ -309,15 +306,15 @@ export function estimateParts(plan: ConversionPlan): { lean: number; other: numb
   const decode = (m.decodePerMP[format] ?? m.rows.sourcePerMP.rgba) * (plan.decodedPixels / 1e6) + progressive + held + pngFile
   const resize = plan.resized ? m.resize.baseMiB + m.resize.inputPerMP * (plan.cropPixels / 1e6) * (plan.decodedPixels / (plan.header.width * plan.header.height)) + m.resize.outputPerMP * outMP + plan.ringMiB : 0
   const encoder = plan.turbo ? m.turboJpegEncode : plan.format === 'webp' && plan.lossless ? m.webpLosslessEncode : encoderTerm(plan)
-  const leanDecode = LEAN_DECODERS.has(plan.header.format)
+  // Every input is decoded by the lean codec, into the conversion's lean memory (wasm/session.ts).
   const leanEncode = plan.turbo || plan.format === 'webp'
   const touchedInJs = plan.padded || (format !== 'jpeg' && plan.header.orientation > 1) || (plan.format === 'jpeg' && plan.header.hasAlpha !== false)
   // Lossless WebP's term was fitted on pixels handed over already.
-  const handedOver = leanEncode && (plan.resized || leanDecode) && !touchedInJs && !(plan.format === 'webp' && plan.lossless)
+  const handedOver = leanEncode && !touchedInJs && !(plan.format === 'webp' && plan.lossless)
   const encode = encoder.baseMiB + encoder.perMP * outMP - (handedOver ? m.copyInPerMP[plan.format === 'webp' ? 'webp' : 'jpeg'] * outMP : 0)
   return {
-    lean: (leanDecode ? decode : 0) + resize + (leanEncode ? encode : 0),
-    other: (leanDecode ? 0 : decode) + (leanEncode ? 0 : encode),
+    lean: decode + resize + (leanEncode ? encode : 0),
+    other: leanEncode ? 0 : encode,
   }
 }
 

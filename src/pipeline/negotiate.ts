@@ -93,12 +93,10 @@ export function chooseOutput(
   const explicit = options.format !== undefined && options.format !== 'auto'
   const pixels = geometry.canvas.width * geometry.canvas.height
   // Over the held memories first; then giving up the AVIF encoder's (the smaller garbage), the lean one, both.
-  const residents: Array<[number, number]> = [
-    [leanResidentMiB, avifResidentMiB],
-    [leanResidentMiB, 0],
-    [0, avifResidentMiB],
-    [0, 0],
-  ].filter(([lean, avif], i, all) => all.findIndex(([l, a]) => l === lean && a === avif) === i) as Array<[number, number]>
+  const residents: Array<[number, number]> = [[leanResidentMiB, avifResidentMiB]]
+  if (avifResidentMiB > 0) residents.push([leanResidentMiB, 0])
+  if (leanResidentMiB > 0) residents.push([0, avifResidentMiB])
+  if (leanResidentMiB > 0 && avifResidentMiB > 0) residents.push([0, 0])
   let refusal: unknown = new Error('no output format candidates')
   for (const format of candidates) {
     const settings = encodeSettings(format, options, pixels, explicit)

@@ -6,6 +6,7 @@ import { CODECS, type OutputFormat } from '../codecs/registry'
 import { libwebpSettings } from '../codecs/webp'
 import { DecodeFailure, type EncodeSettings } from '../codecs/types'
 import type { Limits } from '../env'
+import { ApiError } from '../errors'
 import type { Stopwatch } from '../lib/stopwatch'
 import { encodeImage, encoderFailed, leanPass } from './codec'
 import { checkAlphaPlane, type ConversionPlan } from './limits'
@@ -114,19 +115,11 @@ function addTransforms(
 function encodePulled(lean: LeanCodec, run: <T>(step: () => T) => T, plan: ConversionPlan, settings: EncodeSettings): Uint8Array {
   const { width, height, alpha } = lean.rowsSize()
   const pull = run(() => lean.pullRows(AVIF_BAND_ROWS))
-  let rowsFailed: unknown
-  const rows = (count: number) => {
-    try {
-      return run(() => pull(count))
-    } catch (error) {
-      rowsFailed = error
-      throw error
-    }
-  }
   try {
-    return encodeAvifRows(width, height, settings, alpha, rows)
+    return encodeAvifRows(width, height, settings, alpha, (count) => run(() => pull(count)))
   } catch (error) {
-    throw rowsFailed ?? encoderFailed(plan.format, width, height, error)
+    // `run` answers for the rows (an ApiError); anything else is the encoder's.
+    throw error instanceof ApiError ? error : encoderFailed(plan.format, width, height, error)
   }
 }
 
