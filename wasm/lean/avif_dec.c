@@ -47,8 +47,8 @@ avifResult avifImageScaleWithLimit(avifImage *image, uint32_t width, uint32_t he
   return AVIF_RESULT_NOT_IMPLEMENTED;
 }
 
-static void check(avifResult result, const char *what) {
-  (void)what;
+/* libavif's own message for a result that is not OK. */
+static void check(avifResult result) {
   if (result != AVIF_RESULT_OK) fail(avifResultToString(result));
 }
 
@@ -64,7 +64,7 @@ static void convert_band(AvifRows *a, int first) {
   avifImage *view = avifImageCreateEmpty();
   if (!view) fail("out of memory");
   const avifCropRect rect = {0, (uint32_t)top, image->width, (uint32_t)(bottom - top)};
-  check(avifImageSetViewRect(view, image, &rect), "view");
+  check(avifImageSetViewRect(view, image, &rect));
   avifRGBImage rgb;
   avifRGBImageSetDefaults(&rgb, view);
   rgb.format = AVIF_RGB_FORMAT_RGBA;
@@ -74,7 +74,7 @@ static void convert_band(AvifRows *a, int first) {
   rgb.rowBytes = image->width * 4;
   avifResult result = avifImageYUVToRGB(view, &rgb);
   avifImageDestroy(view);
-  check(result, "yuv to rgb");
+  check(result);
   a->band_top = top;
   a->band_rows = bottom - top;
 }
@@ -114,10 +114,10 @@ EXPORT(ad_open) void ad_open(const uint8_t *data, size_t size, int width, int he
   d->ignoreXMP = AVIF_TRUE;
   d->imageSizeLimit = (uint32_t)width * (uint32_t)height;
   d->imageDimensionLimit = (uint32_t)(width > height ? width : height);
-  check(avifDecoderSetIOMemory(d, data, size), "io");
-  check(avifDecoderParse(d), "parse");
+  check(avifDecoderSetIOMemory(d, data, size));
+  check(avifDecoderParse(d));
   if ((int)d->image->width != width || (int)d->image->height != height) fail("the AVIF's image is not the size its header gave");
-  check(avifDecoderNextImage(d), "decode");
+  check(avifDecoderNextImage(d));
   const avifImage *image = d->image;
   if ((int)image->width != width || (int)image->height != height) fail("the AVIF's AV1 image is not the size its header gave");
   a->rows.width = width;

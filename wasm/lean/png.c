@@ -18,6 +18,7 @@
 #include "lean.h"
 #include "pipeline.h"
 #include "png.h"
+#include "png_handlers.h"
 
 /* iCCP, zTXt and iTXt are inflated into memory before they are dropped; larger ones are skipped. */
 #define CHUNK_MAX (2 * 1024 * 1024)
@@ -30,13 +31,12 @@ static int width, height, passes, next_row, grey, alpha;
 /* Adam7: the whole image, decoded on the first pd_read_rows that does not take it all at once. */
 static uint8_t *deinterlaced;
 
-static void on_png_error(png_structp p, png_const_charp message) {
+void lean_png_error(png_structp p, png_const_charp message) {
   (void)p;
   fail(message);
 }
 
-/* Warnings (a bad ancillary chunk, which is then skipped) are not fatal, as in libpng's default. */
-static void on_png_warning(png_structp p, png_const_charp message) {
+void lean_png_warning(png_structp p, png_const_charp message) {
   (void)p;
   (void)message;
 }
@@ -61,7 +61,7 @@ static void read_file(png_structp p, png_bytep out, size_t length) {
  * larger than that. Returns the number of Adam7 passes (1 or 7); the size via pd_width/pd_height.
  */
 EXPORT(pd_open) int pd_open(const uint8_t *data, size_t len, int max_width, int max_height) {
-  png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, on_png_error, on_png_warning);
+  png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, lean_png_error, lean_png_warning);
   if (!png) fail("out of memory");
   info = png_create_info_struct(png);
   if (!info) fail("out of memory");

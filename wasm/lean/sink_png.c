@@ -13,6 +13,7 @@
 #include "lean.h"
 #include "pipeline.h"
 #include "png.h"
+#include "png_handlers.h"
 
 /*
  * The output goes to JS as libpng writes it (`write_output` copies it out), so the instance never holds
@@ -30,16 +31,6 @@ static void write_out(png_structp png, png_bytep data, size_t length) {
 
 static void flush_out(png_structp png) { (void)png; }
 
-static void on_error(png_structp png, png_const_charp message) {
-  (void)png;
-  fail(message);
-}
-
-static void on_warning(png_structp png, png_const_charp message) {
-  (void)png;
-  (void)message;
-}
-
 /*
  * Pull every row of `in` into a PNG: greyscale when every row is grey, with an alpha channel when the rows
  * may have alpha, 8 bits a sample, not interlaced. `level` is zlib's (0-9); `filters` is libpng's filter
@@ -49,7 +40,7 @@ static void on_warning(png_structp png, png_const_charp message) {
 size_t png_sink(Rows *in, int level, int filters) {
   const int channels = (in->grey ? 1 : 3) + (in->alpha ? 1 : 0);
   const int type = (in->grey ? PNG_COLOR_TYPE_GRAY : PNG_COLOR_TYPE_RGB) | (in->alpha ? PNG_COLOR_MASK_ALPHA : 0);
-  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, on_error, on_warning);
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, lean_png_error, lean_png_warning);
   if (!png) fail("out of memory");
   png_infop info = png_create_info_struct(png);
   if (!info) fail("out of memory");
