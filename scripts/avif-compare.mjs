@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
- * Our AVIF encoder (wasm/avif/avif.wasm) against jSquash's whole-image one, in Node, on the same RGBA:
- * bytes, encode time, the encoder's WebAssembly memory at the end (its peak: linear memory never
- * shrinks) and SSIM/PSNR of the decoded answer (sharp decodes) against the RGBA that was encoded.
+ * Our AVIF encoder (libavif + libaom in wasm/lean/lean.wasm, sink_avif.c) against jSquash's whole-image one, in Node, on the same RGBA:
+ * bytes, encode time, the lean instance's WebAssembly memory at the end (its peak: linear memory never
+ * shrinks; a debug build, `bash wasm/lean/build.sh trace`, lists its large allocations) and SSIM/PSNR of the decoded answer (sharp decodes) against the RGBA that was encoded.
  *
  *   node scripts/avif-compare.mjs [--width 2048] [--quality 50] [--effort 4] [--only ours|jsquash]
  *        [--option key=value ...] [--band 64] FILE...
@@ -35,7 +35,7 @@ const only = opt('only')
 const band = Number(opt('band', 64))
 const cell = opt('cell')
 const lossless = args.includes('--lossless') ? (args.splice(args.indexOf('--lossless'), 1), true) : false
-const wasmPath = opt('wasm', `${root}/wasm/avif/avif.wasm`)
+const wasmPath = opt('wasm', `${root}/wasm/lean/lean.wasm`)
 const files = args
 
 const MiB = (bytes) => (bytes / 2 ** 20).toFixed(1)
@@ -46,7 +46,7 @@ function ours(rgba, w, h) {
   const text = (ptr, len) => new TextDecoder().decode(new Uint8Array(memory.buffer, ptr, len))
   const nosys = () => 52
   const wasi = new Proxy({ fd_prestat_get: () => 8, clock_time_get: () => 0, proc_exit: (c) => { throw new Error(`exit ${c}`) } }, { get: (t, k) => t[k] ?? nosys })
-  // A debug build (--wasm .cache/avif-build/trace.wasm) reports its large allocations with their callers.
+  // A debug build (--wasm .cache/lean-build/lean-trace.wasm) reports its large allocations with their callers.
   let live = 0
   let peak = 0
   const trace = (size, ptr) => {
@@ -55,7 +55,7 @@ function ours(rgba, w, h) {
     const frames = new Error().stack.split('\n').slice(3, 7).map((f) => f.trim().replace(/^at /, '').replace(/ \(.*/, ''))
     console.log(`${size > 0 ? '+' : '-'}${MiB(Math.abs(size))} MiB live ${MiB(live)} @${ptr} ${frames.join(' < ')}`)
   }
-  const instance = new WebAssembly.Instance(module, { env: { memory, trace, fail: (p, l) => { throw new Error(text(p, l)) } }, wasi_snapshot_preview1: wasi })
+  const instance = new WebAssembly.Instance(module, { env: { memory, trace, fail: (p, l) => { throw new Error(text(p, l)) }, read_input: () => { throw new Error('no input') }, write_output: () => {} }, wasi_snapshot_preview1: wasi })
   const e = instance.exports
   e._initialize()
   const start = performance.now()
@@ -63,21 +63,21 @@ function ours(rgba, w, h) {
   e.ae_start(w, h, lossless ? 100 : quality, 10 - effort, lossless ? 2 : 4)
   for (const o of options) {
     const [k, v] = o.split('=')
-    const kp = e.ae_alloc(k.length + 1), vp = e.ae_alloc(v.length + 1)
+    const kp = e.lean_alloc(k.length + 1), vp = e.lean_alloc(v.length + 1)
     new Uint8Array(memory.buffer).set([...Buffer.from(k), 0], kp)
     new Uint8Array(memory.buffer).set([...Buffer.from(v), 0], vp)
     e.ae_option(kp, vp)
   }
-  const buf = e.ae_alloc(w * 4 * band)
+  const buf = e.lean_alloc(w * 4 * band)
   for (let y = 0; y < h; y += band) {
     const n = Math.min(band, h - y)
     new Uint8Array(memory.buffer, buf, w * 4 * n).set(rgba.subarray(y * w * 4, (y + n) * w * 4))
     e.ae_rows(buf, n)
   }
-  e.ae_free(buf)
+  e.lean_free(buf)
   const size = e.ae_finish()
   const ms = performance.now() - start
-  const out = new Uint8Array(memory.buffer, e.ae_output(), size).slice()
+  const out = new Uint8Array(memory.buffer, e.lean_output(), size).slice()
   return { out, ms, memory: memory.buffer.byteLength }
 }
 

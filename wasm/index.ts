@@ -15,17 +15,15 @@
 import jpegEncModule from '@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm'
 import oxipngModule from '@jsquash/oxipng/codec/pkg/squoosh_oxipng_bg.wasm?module'
 import leanModule from './lean/lean.wasm'
-import avifModule from './avif/avif.wasm'
 
 import jpegEncFactory from '@jsquash/jpeg/codec/enc/mozjpeg_enc.js'
 import type { MozJPEGModule as JpegEncoder } from '@jsquash/jpeg/codec/enc/mozjpeg_enc'
 import { MemoryCap } from './cap'
-import { AvifEncoder, avifPages } from './avif/encoder'
-import { sessionAvifMemory, sessionCodec } from './session'
+import { sessionCodec } from './session'
 import './imagedata'
 
 export { MemoryCap }
-export { LeanFailure, type LeanCodec, type LeanJpegSettings } from './lean'
+export { AVIF_WHOLE_PIXELS, LeanFailure, type LeanAvifSettings, type LeanCodec, type LeanJpegSettings } from './lean'
 
 type Factory<T> = (options: Record<string, unknown>) => Promise<T>
 
@@ -44,19 +42,13 @@ function emscripten<T>(factory: unknown, module: WebAssembly.Module): Promise<T>
 export const jpegEncoder = () => emscripten<JpegEncoder>(jpegEncFactory, jpegEncModule)
 
 /**
- * Our AVIF encoder (libavif and libaom, fed rows; wasm/avif/encoder.ts): a fresh instance per image,
- * its memory capped at `cap`.
- */
-export const avifEncoder = (cap: MemoryCap) => new AvifEncoder(avifModule, cap, sessionAvifMemory(avifPages(cap)))
-export { AVIF_BAND_ROWS, AvifFailure, type AvifSettings } from './avif/encoder'
-
-/**
- * The lean codec (libjpeg-turbo, libwebp and libpng, row by row; wasm/lean.ts): inside a conversion
+ * The lean codec (libjpeg-turbo, libwebp, libpng, giflib, libavif with dav1d and libaom, row by row;
+ * wasm/lean.ts): inside a conversion
  * (withLeanSession), the conversion's one instance over the isolate's lean memory; elsewhere a fresh
  * instance whose memory stops at `cap`.
  */
 export const leanCodec = (cap: MemoryCap) => sessionCodec(leanModule, cap)
-export { avifResidentMiB, leanResidentMiB, releaseAvifMemory, releaseLeanMemory, withLeanSession } from './session'
+export { leanResidentMiB, releaseLeanMemory, withLeanSession } from './session'
 
 /**
  * oxipng's wasm-bindgen module has one import, so we call its exports directly on a fresh instance

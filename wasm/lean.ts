@@ -1,9 +1,10 @@
 /**
- * The lean codec (wasm/lean/*.c, built by wasm/lean/build.sh): libjpeg-turbo, libwebp and libpng driven
- * row by row. Its row pipeline (pipeline.c) pulls rows from a source (a JPEG at a DCT-scaled size, a
- * PNG read from the request body in place, a still WebP's planes) through the turn, crop, Lanczos3,
- * padding and flattening into a sink (libjpeg-turbo, libwebp, libpng, or one RGBA image for the encoders
- * outside it), so what a conversion holds is what its stages hold, not whole RGBA copies.
+ * The lean codec (wasm/lean/*.c, built by wasm/lean/build.sh): libjpeg-turbo, libwebp, libpng, giflib,
+ * libavif with dav1d and libaom, driven row by row. Its row pipeline (pipeline.c) pulls rows from a source (a
+ * JPEG at a DCT-scaled size, a PNG or GIF read from the request body in place, a still WebP's planes, an AVIF's)
+ * through the turn, crop, Lanczos3, padding and flattening into a sink (libjpeg-turbo, libwebp, libpng,
+ * libavif + libaom, or one RGBA image for the encoders outside it), so what a conversion holds is what its
+ * stages hold, not whole RGBA copies.
  *
  * One `LeanCodec` is one instance for one conversion (wasm/session.ts): over the isolate's shared
  * lean memory inside a conversion, or over a memory of its own created here; either way with a maximum
@@ -61,12 +62,41 @@ interface LeanExports {
   px_to_jpeg(quality: number, progressive: number, optimize: number): number
   px_to_webp(lossless: number): number
   px_to_png(level: number, filters: number): number
-  px_pull_start(rows: number): void
-  px_pull(count: number): number
+  px_to_avif(quality: number, speed: number, flags: number): number
+  ae_whole(maxPixels: number): void
+  ae_start(width: number, height: number, quality: number, speed: number, flags: number): void
+  ae_rows(ptr: number, count: number): void
+  ae_finish(): number
 }
 
 /** A failure inside the lean codec: libjpeg's, libwebp's, libpng's or giflib's own message. */
 export class LeanFailure extends Error {}
+
+/** Settings of the AVIF sink (sink_avif.c: libavif and libaom). */
+export interface LeanAvifSettings {
+  /** libavif's quality, 0-100 (ignored when lossless). */
+  quality: number
+  /** libaom's speed, 0-10. */
+  speed: number
+  /** 4:4:4 with the identity matrix: RGB kept exactly. */
+  lossless: boolean
+  /** Encode the alpha channel (an auxiliary AV1 image); without it alpha is ignored. */
+  alpha: boolean
+}
+
+/**
+ * Lossy AVIFs of up to this many pixels are encoded whole: a 1600x1200 photo as one frame was 3-11 % smaller
+ * than as a grid of 768x768 cells (wasm/lean/README.md), and an odd size stays 4:2:0. libaom's state follows
+ * the frame, about 20 MiB per MP, within MEMORY_MODEL.encode.avif at this size (docs/memory.md). Larger ones
+ * are grids whose cells libaom encodes one after another, so it holds one cell's state.
+ */
+export const AVIF_WHOLE_PIXELS = 2_100_000
+const AVIF_ALPHA = 1
+const AVIF_LOSSLESS = 2
+const AVIF_SHARP_YUV = 4
+
+/** Thrown from `write_output` to stop a sink whose file has reached the size it was to stay under. */
+class OutputReachedLimit extends Error {}
 
 /** libjpeg-turbo's JPEG settings, as the lean codec takes them. */
 export interface LeanJpegSettings {
@@ -83,7 +113,7 @@ const MAX_PAGES = 65536
 const EBADF = 8
 
 /** The most 64 KiB pages a lean memory capped at `cap` may have. */
-export const pagesFor = (cap: MemoryCap): number => Math.min(MAX_PAGES, Math.max(16, Math.floor(cap.maxBytes / PAGE)))
+export const pagesFor = (cap: MemoryCap): number => Math.min(MAX_PAGES, Math.max(32, Math.floor(cap.maxBytes / PAGE)))
 
 export class LeanCodec {
   private readonly memory: WebAssembly.Memory
@@ -97,8 +127,11 @@ export class LeanCodec {
   /** What a sink wrote out to JS as it went (`write_output`), in parts of OUTPUT_PART bytes. */
   private written: Uint8Array[] = []
   private writtenAt = 0
+  /** A sink gives up once it has written this many bytes (see rowsToPng). */
+  private writeLimit = Number.POSITIVE_INFINITY
+  private writtenBytes = 0
 
-  constructor(module: WebAssembly.Module, cap: MemoryCap, memory = new WebAssembly.Memory({ initial: 16, maximum: pagesFor(cap) })) {
+  constructor(module: WebAssembly.Module, cap: MemoryCap, memory = new WebAssembly.Memory({ initial: 32, maximum: pagesFor(cap) })) {
     this.memory = memory
     this.caps = new Set([cap])
     const fail = (ptr: number, len: number) => {
@@ -106,8 +139,19 @@ export class LeanCodec {
       if (/memory/i.test(message)) for (const c of this.caps) c.reached = true
       throw new LeanFailure(message)
     }
-    // wasi-libc links these for stdio and getenv; the codec writes nothing and reads no environment.
+    // wasi-libc links these for stdio, getenv, clocks and preopened directories; the codec writes nothing, reads
+    // no environment or file, and libaom's timers may read a clock that stands still.
     const wasi = {
+      fd_prestat_get: () => EBADF,
+      fd_prestat_dir_name: () => EBADF,
+      fd_fdstat_get: () => EBADF,
+      fd_fdstat_set_flags: () => EBADF,
+      fd_read: () => EBADF,
+      path_open: () => EBADF,
+      clock_time_get: (_id: number, _precision: bigint, out: number) => {
+        new BigUint64Array(this.memory.buffer, out, 1)[0] = 0n
+        return 0
+      },
       environ_sizes_get: (count: number, size: number) => {
         new Uint32Array(this.memory.buffer, count, 1)[0] = 0
         new Uint32Array(this.memory.buffer, size, 1)[0] = 0
@@ -126,6 +170,8 @@ export class LeanCodec {
       new Uint8Array(this.memory.buffer, ptr, length).set(this.input.subarray(at, at + length))
     }
     const writeOutput = (ptr: number, length: number) => {
+      this.writtenBytes += length
+      if (this.writtenBytes >= this.writeLimit) throw new OutputReachedLimit()
       let from = new Uint8Array(this.memory.buffer, ptr, length)
       while (from.length) {
         let part = this.written.at(-1)
@@ -358,11 +404,22 @@ export class LeanCodec {
 
   /**
    * Sink: every row into libpng's writer at zlib `level`, with libpng's filter mask `filters`. The file
-   * comes out in parts, written to JS as libpng goes, never whole in the instance.
+   * comes out in parts, written to JS as libpng goes, never whole in the instance. Undefined when the file
+   * reached `giveUpAt` bytes: libpng stops there (the instance is then spent, as after a failure).
    */
-  rowsToPng(level: number, filters: number): Uint8Array[] {
+  rowsToPng(level: number, filters: number, giveUpAt = Number.POSITIVE_INFINITY): Uint8Array[] | undefined {
     this.written = []
-    this.exports.px_to_png(level, filters)
+    this.writtenBytes = 0
+    this.writeLimit = giveUpAt
+    try {
+      this.exports.px_to_png(level, filters)
+    } catch (error) {
+      if (!(error instanceof OutputReachedLimit)) throw error
+      this.written = []
+      return undefined
+    } finally {
+      this.writeLimit = Number.POSITIVE_INFINITY
+    }
     const parts = this.written
     this.written = []
     const last = parts.pop()
@@ -371,18 +428,31 @@ export class LeanCodec {
   }
 
   /**
-   * Sink in JavaScript, for an encoder outside the lean codec that takes rows (AVIF): returns `pull`, which
-   * gives the next `count` rows (at most `band`) as RGBA, a view of this instance's memory valid until the
-   * next call. Pulling the last row closes the pipeline.
+   * Sink: every row into the AVIF encoder's planes (sink_avif.c), 64 at a time, then libaom. Lossy output is
+   * 4:2:0 (4:4:4 for an odd-sized grid, above AVIF_WHOLE_PIXELS), converted by libsharpyuv; lossless is 4:4:4
+   * with the identity matrix. The source and transforms free their memory before libaom allocates its own.
    */
-  pullRows(band: number): (count: number) => Uint8Array {
-    const { width } = this.rowsSize()
-    this.exports.px_pull_start(band)
-    return (count) => {
-      // The call first: pulling may grow the memory, which detaches the buffer a view was made over.
-      const ptr = this.exports.px_pull(count)
-      return new Uint8Array(this.memory.buffer, ptr, width * 4 * count)
-    }
+  rowsToAvif(settings: LeanAvifSettings): Uint8Array {
+    const { quality, speed, flags } = this.avifStart(settings)
+    this.exports.px_to_avif(quality, speed, flags)
+    return this.output()
+  }
+
+  /** Encode RGBA pixels as AVIF, as rowsToAvif does rows. */
+  encodeAvif(image: ImageData, settings: LeanAvifSettings): Uint8Array {
+    const { quality, speed, flags } = this.avifStart(settings)
+    const ptr = this.pixelsIn(image)
+    this.exports.ae_start(image.width, image.height, quality, speed, flags)
+    this.exports.ae_rows(ptr, image.height)
+    this.exports.lean_free(ptr)
+    this.exports.ae_finish()
+    return this.output()
+  }
+
+  private avifStart({ quality, speed, lossless, alpha }: LeanAvifSettings): { quality: number; speed: number; flags: number } {
+    // Lossy images up to AVIF_WHOLE_PIXELS are one AV1 frame, not a grid (no seams to pay for, 4:2:0 at any size).
+    this.exports.ae_whole(lossless ? 0 : AVIF_WHOLE_PIXELS)
+    return { quality: lossless ? 100 : quality, speed, flags: (alpha ? AVIF_ALPHA : 0) | (lossless ? AVIF_LOSSLESS : AVIF_SHARP_YUV) }
   }
 
   /** Sink: the whole image as RGBA, a view of the instance's memory (for the encoders outside the lean codec). */

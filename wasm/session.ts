@@ -57,28 +57,6 @@ export async function withLeanSession<T>(cap: MemoryCap, work: () => Promise<T>)
 }
 
 /**
- * The AVIF encoder's memory (wasm/avif, a module of its own), kept per isolate as the lean memory is: each
- * image's encoder is a fresh instance over it (instantiation resets libc's allocator), so a dropped encoder
- * no longer waits for V8 while the next one grows a memory of its own. Only inside a session; `maxPages`
- * is the encoder's cap. Undefined outside one: the caller makes a memory of its own.
- */
-let avifShared: { memory: WebAssembly.Memory; maxPages: number } | undefined
-
-export function sessionAvifMemory(maxPages: number): WebAssembly.Memory | undefined {
-  if (!sessions.getStore()) return undefined
-  if (avifShared?.maxPages !== maxPages) avifShared = { memory: new WebAssembly.Memory({ initial: 32, maximum: maxPages }), maxPages }
-  return avifShared.memory
-}
-
-/** MiB of the isolate's AVIF encoder memory, resident since an earlier AVIF conversion. */
-export const avifResidentMiB = (): number => (avifShared ? avifShared.memory.buffer.byteLength / 2 ** 20 : 0)
-
-/** Give up the AVIF encoder's memory (as releaseLeanMemory the lean one). */
-export function releaseAvifMemory(): void {
-  avifShared = undefined
-}
-
-/**
  * Inside a session, the conversion's lean instance (made on first use; `cap` is the one marked if it
  * runs out of memory); outside, a fresh instance with a memory of its own.
  */
@@ -88,7 +66,7 @@ export function sessionCodec(module: WebAssembly.Module, cap: MemoryCap): LeanCo
   if (!session.codec) {
     const maxPages = pagesFor(session.cap)
     // A memory made for another cap (MEMORY_BUDGET_MIB changed) is replaced, not reused.
-    if (shared?.maxPages !== maxPages) shared = { memory: new WebAssembly.Memory({ initial: 16, maximum: maxPages }), maxPages }
+    if (shared?.maxPages !== maxPages) shared = { memory: new WebAssembly.Memory({ initial: 32, maximum: maxPages }), maxPages }
     session.codec = new LeanCodec(module, session.cap, shared.memory)
   }
   session.codec.markOnFailure(cap)

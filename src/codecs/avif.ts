@@ -1,4 +1,4 @@
-import { type AvifSettings, avifEncoder } from '../../wasm'
+import { type LeanAvifSettings, leanCodec } from '../../wasm'
 import { capEffort, type EffortCaps } from './effort-caps'
 import { hasTransparency } from '../pipeline/transform'
 import { type Codec, decodeFromRows, effortOption, type EncodeSettings, encoderMemoryCap, losslessOption, qualityOption } from './types'
@@ -39,24 +39,17 @@ export const avif: Codec = {
     return decodeFromRows('libavif', header, (lean) => lean.rowsFromAvif(bytes, header.width, header.height))
   },
   async encode(image, settings) {
-    // An alpha plane only for pixels that are not all opaque, as libavif itself decided before.
-    return avifEncoder(encoderMemoryCap()).encode(image.data, image.width, image.height, avifSettings(settings, hasTransparency(image)))
+    // libavif + libaom in the lean codec (wasm/lean/sink_avif.c); an alpha plane only for pixels that are not all opaque.
+    return leanCodec(encoderMemoryCap()).encodeAvif(image, avifSettings(settings, hasTransparency(image)))
   },
 }
 
-/** Our libavif + libaom build's settings: libavif's quality scale (lossless ignores it), libaom's speed from the effort. */
-const avifSettings = ({ quality, lossless, effort }: EncodeSettings, alpha: boolean): AvifSettings => ({ quality, speed: 10 - effort, lossless, alpha })
-
 /**
- * AVIF from the row pipeline's rows (`pull`, see LeanCodec.pullRows), a band at a time: no whole RGBA image
- * exists. Our libavif + libaom build; an image larger than one cell is an AVIF grid, so libaom holds one
- * cell's state, not the whole image's (wasm/avif/encoder.ts). `alpha`: whether the rows may be transparent
- * (the source has an alpha channel), decided before the first row as sharp does, from the channel and not
- * from the pixels.
+ * The AVIF sink's settings (wasm/lean/sink_avif.c): libavif's quality scale (lossless ignores it), libaom's speed
+ * from the effort. `alpha`: whether to encode an alpha plane; for rows, whether the source has an alpha channel,
+ * decided before the first row as sharp does, from the channel and not from the pixels.
  *
  * @example
- * const avif = encodeAvifRows(width, height, settings, rows.alpha, lean.pullRows(AVIF_BAND_ROWS))
+ * lean.rowsToAvif(avifSettings(settings, lean.rowsSize().alpha))
  */
-export function encodeAvifRows(width: number, height: number, settings: EncodeSettings, alpha: boolean, pull: (count: number) => Uint8Array): Uint8Array {
-  return avifEncoder(encoderMemoryCap()).encodeRows(width, height, avifSettings(settings, alpha), pull)
-}
+export const avifSettings = ({ quality, lossless, effort }: EncodeSettings, alpha: boolean): LeanAvifSettings => ({ quality, speed: 10 - effort, lossless, alpha })

@@ -1,5 +1,6 @@
 /**
- * One buffer per isolate for request bodies, reused by every conversion. Conversions run one at a time
+ * One buffer per isolate for request bodies, read into by a BYOB reader (no chunk of the body is allocated
+ * by the stream, so none is left as garbage), reused by every conversion. Conversions run one at a time
  * (the conversion slot) and read their bodies only once they hold it, so one buffer serves them all; a
  * fresh array per request was garbage after it, and back-to-back 12 MP photo PNGs (21 MiB each) to WebP
  * grew workerd by about 20 MiB a request until V8 collected them (npm run memory:steady). It grows to the
@@ -17,8 +18,27 @@ let shared = new Uint8Array(0)
 export function bodyBuffer(size: number, keep = 0): Uint8Array {
   if (shared.length < size) {
     const grown = new Uint8Array(size)
-    grown.set(shared.subarray(0, keep))
+    if (keep > 0) grown.set(shared.subarray(0, keep))
     shared = grown
   }
   return shared
+}
+
+/**
+ * A BYOB read moves the buffer's memory into a new ArrayBuffer (the one it answers with) and detaches the
+ * old one: keep the new one. A read that failed leaves the old one detached (length 0), and the next
+ * `bodyBuffer` allocates afresh.
+ */
+export function adoptBodyBuffer(moved: ArrayBuffer): Uint8Array {
+  shared = new Uint8Array(moved)
+  return shared
+}
+
+/**
+ * Hand `body` (a view of the buffer) on past the conversion, as the answer itself (never-bigger): the buffer
+ * becomes the answer's, and the next conversion gets a new one. A copy would hold the body twice at the peak.
+ */
+export function takeBodyBuffer(body: Uint8Array): Uint8Array {
+  if (body.buffer === shared.buffer) shared = new Uint8Array(0)
+  return body
 }

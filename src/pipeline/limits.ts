@@ -1,4 +1,4 @@
-import { AVIF_WHOLE_PIXELS } from '../../wasm/avif/encoder'
+import { AVIF_WHOLE_PIXELS } from '../../wasm'
 import { turboJpegSettings } from '../codecs/jpeg'
 import type { FormatId, OutputFormat } from '../codecs/registry'
 import type { EncodeSettings } from '../codecs/types'
@@ -73,7 +73,7 @@ export const MEMORY_MODEL = {
   encode: {
     jpeg: { baseMiB: 6, perMP: 16.6 },
     webp: { baseMiB: 4, perMP: 8 },
-    // Our libavif + libaom (wasm/avif): a lossy image of up to 2.1 MP is one frame, whose libaom state follows
+    // libavif + libaom (wasm/lean/sink_avif.c): a lossy image of up to 2.1 MP is one frame, whose libaom state follows
     // the frame; a lossless one is a grid of 4:4:4 planes and a file of about 1.4 B/px. This term is theirs
     // (lossy grids: `avifGrid`). Fitted to lossless (12 MP 214.5 MiB with the RGBA image beside it, 169.4 with
     // the rows pulled) and to whole frames (a 12 MP JPEG to 1600 px 76.7, 1 MP 59.2, a 2880x1800 screenshot
@@ -115,7 +115,7 @@ export const MEMORY_MODEL = {
    * The resampler holds its ring (`ringMiB`). The sink, fixed MiB plus MiB per output MP: libjpeg-turbo
    * (progressive or optimised tables: its coefficients; baseline with standard tables: a band of rows), libwebp (with its token buffer, or in low-memory mode) (planes and working memory; lossless in
    * place of lossy as `webpLosslessEncode`), libpng (the output, written out to JS as it goes), a band of
-   * rows pulled by the AVIF encoder, or the RGBA image for MozJPEG and oxipng; an encoder outside the lean
+   * rows with libavif + libaom's planes and state (`encode.avif` or `avifGrid`), or the RGBA image for MozJPEG and oxipng; an encoder outside the lean
    * codec has its own term (`encode`), counted as `other`.
    */
   rows: {
@@ -140,8 +140,8 @@ export const MEMORY_MODEL = {
       webpLowMemory: { baseMiB: 10, perMP: 2 },
       png: { baseMiB: 2, perMP: 3.3 },
       rgba: { baseMiB: 0, perMP: 4 },
-      /** AVIF pulls bands of 64 RGBA rows (wasm/lean.ts pullRows); its own memory is `encode.avif`. */
-      pull: { baseMiB: 1, perMP: 0 },
+      /** AVIF's band of 64 RGBA rows (wasm/lean/sink_avif.c); the encoder's memory is `encode.avif` or `avifGrid`. */
+      avifBand: { baseMiB: 1, perMP: 0 },
     },
   },
 }
@@ -160,10 +160,10 @@ export interface ConversionPlan {
   format: OutputFormat
   route: Route
   /**
-   * The `rows` route's sink: a lean encoder (libjpeg-turbo, libwebp, libpng) that takes the rows, the AVIF
-   * encoder pulling them a band at a time (`pull`), or the whole RGBA image for MozJPEG and oxipng.
+   * The `rows` route's sink: a lean encoder (libjpeg-turbo, libwebp, libpng, libavif + libaom) that takes the
+   * rows, or the whole RGBA image for MozJPEG and oxipng.
    */
-  sink: 'lean' | 'pull' | 'rgba'
+  sink: 'lean' | 'rgba'
   /** Decode scale in eighths (8: full size): a JPEG's DCT scale or a still WebP's rescale; other formats always 8. */
   scale: number
   /** JPEG output through libjpeg-turbo instead of MozJPEG (see EncodeSettings). */
@@ -204,13 +204,13 @@ export interface ConversionPlan {
  * same-size passes first (see Route); then, for a JPEG, PNG or still WebP, the row pipeline, a JPEG or
  * WebP decoded at the scale chosen for the resize (see decodeScale), into libwebp, into MozJPEG (from
  * effort 3, where it fits: smaller files than libjpeg-turbo at the same quality) or else libjpeg-turbo,
- * and into oxipng (from effort 1, where it fits: smaller files) or else libpng row by row; the AVIF encoder
- * pulls the rows a band at a time. Other inputs go through whole RGBA pixels, MozJPEG before libjpeg-turbo.
+ * and into oxipng (from effort 1, where it fits: smaller files) or else libpng row by row; libavif takes the
+ * rows a band of 64 at a time. Other inputs go through whole RGBA pixels, MozJPEG before libjpeg-turbo.
  *
  * @example
  * planConversion(header, 'webp', planGeometry(4032, 3024, { width: 1600 }), settings, limits).route // 'rows'
  */
-export function planConversion(header: ImageHeader, format: OutputFormat, geometry: Geometry, settings: EncodeSettings, limits: Limits, leanResidentMiB = 0, avifResidentMiB = 0): ConversionPlan {
+export function planConversion(header: ImageHeader, format: OutputFormat, geometry: Geometry, settings: EncodeSettings, limits: Limits, leanResidentMiB = 0): ConversionPlan {
   const { crop, resize, canvas } = geometry
   const at = (scale: number, turbo = false): ConversionPlan => ({
     header,
@@ -230,7 +230,7 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
     bufferedJpeg: format === 'jpeg',
     lowMemoryWebp: false,
   })
-  const fits = (plan: ConversionPlan) => estimateMiB(plan, leanResidentMiB, avifResidentMiB) <= limits.memoryBudgetMiB
+  const fits = (plan: ConversionPlan) => estimateMiB(plan, leanResidentMiB) <= limits.memoryBudgetMiB
   const upright = uprightSize(header)
   const sameSize = isIdentity(geometry, upright.width, upright.height)
   // Effort 0-2 asks for speed: libjpeg-turbo, as sharp's default JPEG, instead of MozJPEG's trellis.
@@ -259,7 +259,7 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
       return (!fast && scales.map((scale) => rows(scale, 'rgba')).find(fits)) || (fits(turbo) ? turbo : { ...turbo, bufferedJpeg: false })
     }
     if (format === 'png') return (settings.effort >= OXIPNG_FROM_EFFORT && [rows(8, 'rgba')].find(fits)) || rows(8, 'lean')
-    return scales.map((scale) => rows(scale, 'pull')).find(fits) ?? rows(last, 'pull')
+    return scales.map((scale) => rows(scale, 'lean')).find(fits) ?? rows(last, 'lean')
   }
   // Whole RGBA images (animated WebP and PNG): for a shrinking JPEG or still WebP (an animated WebP's
   // frames), the DCT or rescaler scale that leaves Lanczos3 a factor of 1.25 or, when that does not fit
@@ -307,7 +307,7 @@ export function estimateParts(plan: ConversionPlan): { lean: number; other: numb
   const resize = plan.resized ? m.resize.baseMiB + m.resize.inputPerMP * (plan.cropPixels / 1e6) * (plan.decodedPixels / (plan.header.width * plan.header.height)) + m.resize.outputPerMP * outMP + plan.ringMiB : 0
   const encoder = plan.turbo ? m.turboJpegEncode : plan.format === 'webp' && plan.lossless ? m.webpLosslessEncode : encoderTerm(plan)
   // Every input is decoded by the lean codec, into the conversion's lean memory (wasm/session.ts).
-  const leanEncode = plan.turbo || plan.format === 'webp'
+  const leanEncode = plan.turbo || plan.format === 'webp' || plan.format === 'avif'
   const touchedInJs = plan.padded || (format !== 'jpeg' && plan.header.orientation > 1) || (plan.format === 'jpeg' && plan.header.hasAlpha !== false)
   // Lossless WebP's term was fitted on pixels handed over already.
   const handedOver = leanEncode && !touchedInJs && !(plan.format === 'webp' && plan.lossless)
@@ -360,9 +360,10 @@ function rowsParts(plan: ConversionPlan, progressive: number): { lean: number; o
   }
   const turned = header.orientation > 1 ? r.turnedPerMP * decodedMP : 0
   const resize = plan.resized ? plan.ringMiB : 0
+  const avif = plan.format === 'avif' ? encoderTerm(plan) : undefined
   const sink =
     plan.sink === 'rgba' ? r.sink.rgba
-    : plan.sink === 'pull' ? r.sink.pull
+    : avif ? { baseMiB: r.sink.avifBand.baseMiB + avif.baseMiB, perMP: r.sink.avifBand.perMP + avif.perMP }
     : plan.format === 'webp' && plan.lossless ? m.webpLosslessEncode
     : plan.format === 'jpeg' && !plan.bufferedJpeg ? r.sink.jpegBaseline
     : plan.format === 'webp' && plan.lowMemoryWebp ? r.sink.webpLowMemory
@@ -375,14 +376,11 @@ function rowsParts(plan: ConversionPlan, progressive: number): { lean: number; o
 /**
  * Estimated peak memory growth, in MiB, of one conversion (see MEMORY_MODEL), over an isolate whose
  * lean memory already holds `leanResidentMiB` from earlier conversions: the lean steps reuse it, so
- * they cost the larger of the two, not the sum; likewise the AVIF encoder's memory (`avifResidentMiB`).
+ * they cost the larger of the two, not the sum.
  */
-export function estimateMiB(plan: ConversionPlan, leanResidentMiB = 0, avifResidentMiB = 0): number {
+export function estimateMiB(plan: ConversionPlan, leanResidentMiB = 0): number {
   const { lean, other } = estimateParts(plan)
-  // The AVIF encoder's memory is kept per isolate too (wasm/session.ts): an AVIF conversion reuses it, any
-  // other conversion has it beside its own.
-  const avif = plan.format === 'avif' ? other : 0
-  return MEMORY_MODEL.baseMiB + Math.max(lean, leanResidentMiB) + (other - avif) + Math.max(avif, avifResidentMiB)
+  return MEMORY_MODEL.baseMiB + Math.max(lean, leanResidentMiB) + other
 }
 
 /**
@@ -455,7 +453,7 @@ export function checkInput(header: ImageHeader, limits: Limits): void {
  * @example
  * const estimate = checkPlan(planConversion(header, 'webp', geometry, settings, limits), limits)
  */
-export function checkPlan(plan: ConversionPlan, limits: Limits, leanResidentMiB = 0, avifResidentMiB = 0): number {
+export function checkPlan(plan: ConversionPlan, limits: Limits, leanResidentMiB = 0): number {
   const { width, height, format } = plan
   const pixels = width * height
   if (pixels > limits.maxOutputPixels) {
@@ -473,7 +471,7 @@ export function checkPlan(plan: ConversionPlan, limits: Limits, leanResidentMiB 
       { maxDimension, width, height },
     )
   }
-  const estimate = estimateMiB(plan, leanResidentMiB, avifResidentMiB)
+  const estimate = estimateMiB(plan, leanResidentMiB)
   if (estimate > limits.memoryBudgetMiB) {
     const inMP = mp(plan.header.width * plan.header.height)
     throw new ApiError(

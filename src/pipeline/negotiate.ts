@@ -64,10 +64,10 @@ export interface OutputChoice {
   plan: ConversionPlan
   memoryEstimate: number
   /**
-   * The plan fits only if a codec memory the isolate kept from earlier conversions (the lean codec's, the
-   * AVIF encoder's) is given up (left to the garbage collector) rather than reused: which ones.
+   * The plan fits only if the lean memory the isolate kept from earlier conversions is given up (left to the
+   * garbage collector) rather than reused.
    */
-  release: { lean: boolean; avif: boolean }
+  releaseLean: boolean
 }
 
 /**
@@ -75,8 +75,8 @@ export interface OutputChoice {
  * refuses is skipped for the next (a 12 MP photo PNG asked for by a browser gets WebP when AVIF beside
  * its file would not fit, not a 422); the last candidate's refusal is the answer when none fits. An explicit format has
  * one candidate, so it is refused with the 422 that names the limit. A plan is checked over the codec
- * memories the isolate keeps (`leanResidentMiB`, `avifResidentMiB`), and, only if it does not fit so, over
- * fresh ones: the same request gets the same format whatever ran before it in the isolate.
+ * memory the isolate keeps (`leanResidentMiB`), and, only if it does not fit so, over a
+ * fresh one: the same request gets the same format whatever ran before it in the isolate.
  *
  * @example
  * const { format, plan } = chooseOutput(formatCandidates('auto', header, accept, geometry.canvas), header, geometry, options, limits)
@@ -88,23 +88,18 @@ export function chooseOutput(
   options: CompressOptions,
   limits: Limits,
   leanResidentMiB = 0,
-  avifResidentMiB = 0,
 ): OutputChoice {
   const explicit = options.format !== undefined && options.format !== 'auto'
   const pixels = geometry.canvas.width * geometry.canvas.height
-  // Over the held memories first; then giving up the AVIF encoder's (the smaller garbage), the lean one, both.
-  const residents: Array<[number, number]> = [[leanResidentMiB, avifResidentMiB]]
-  if (avifResidentMiB > 0) residents.push([leanResidentMiB, 0])
-  if (leanResidentMiB > 0) residents.push([0, avifResidentMiB])
-  if (leanResidentMiB > 0 && avifResidentMiB > 0) residents.push([0, 0])
+  // Over the held memory first, then without it.
+  const residents = leanResidentMiB > 0 ? [leanResidentMiB, 0] : [0]
   let refusal: unknown = new Error('no output format candidates')
   for (const format of candidates) {
     const settings = encodeSettings(format, options, pixels, explicit)
     for (const resident of residents) {
-      const plan = planConversion(header, format, geometry, settings, limits, ...resident)
+      const plan = planConversion(header, format, geometry, settings, limits, resident)
       try {
-        const release = { lean: resident[0] !== leanResidentMiB, avif: resident[1] !== avifResidentMiB }
-        return { format, settings, plan, memoryEstimate: checkPlan(plan, limits, ...resident), release }
+        return { format, settings, plan, memoryEstimate: checkPlan(plan, limits, resident), releaseLean: resident !== leanResidentMiB }
       } catch (error) {
         if (!(error instanceof ApiError && error.code === 'operation_too_large')) throw error
         refusal = error

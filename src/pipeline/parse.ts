@@ -1,7 +1,7 @@
 import type { Context } from 'hono'
 import { z } from 'zod'
 import { ApiError } from '../errors'
-import { bodyBuffer } from '../lib/body-buffer'
+import { adoptBodyBuffer, bodyBuffer } from '../lib/body-buffer'
 import { withinMs } from '../lib/deadline'
 import { type CompressOptions, CompressOptionsSchema } from './options'
 
@@ -25,16 +25,22 @@ export async function readBody(request: Request, maxBytes: number, timeoutMs = N
   await refuseDeclaredTooLarge(request, maxBytes)
   const declared = Number(request.headers.get('content-length') ?? Number.NaN)
   if (!request.body) return new Uint8Array(0)
-  const reader = request.body.getReader()
+  const reader = readerInto(request.body)
   // The isolate's body buffer (src/lib/body-buffer.ts): the result is a view of it, valid for this conversion.
-  let buffer = bodyBuffer(Number.isFinite(declared) && declared > 0 ? declared : 64 * 1024)
+  // One byte more than declared, so that the read which says "done" has room to be asked for.
+  let buffer = bodyBuffer(Math.min(maxBytes, Number.isFinite(declared) && declared > 0 ? declared : 64 * 1024) + 1)
   let size = 0
   const deadline = Date.now() + timeoutMs
   const tooSlow = () => new ApiError('body_timeout', `The request body did not finish arriving within ${timeoutMs} ms (BODY_TIMEOUT_MS).`, { limit: timeoutMs })
   for (;;) {
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {})
+      throw tooLarge(maxBytes)
+    }
+    if (size === buffer.length) buffer = bodyBuffer(Math.min(maxBytes + 1, buffer.length * 2), size)
     let chunk: ReadableStreamReadResult<Uint8Array>
     try {
-      chunk = await withinMs(reader.read(), deadline - Date.now(), tooSlow)
+      chunk = await withinMs(reader.read(buffer.subarray(size)), deadline - Date.now(), tooSlow)
     } catch (error) {
       if (error instanceof ApiError) {
         await reader.cancel().catch(() => {})
@@ -44,16 +50,39 @@ export async function readBody(request: Request, maxBytes: number, timeoutMs = N
       throw new ApiError('invalid_request', 'The request body could not be read to its end: the connection was lost during the upload.')
     }
     const { done, value } = chunk
+    if (value) buffer = adoptBodyBuffer(value.buffer as ArrayBuffer)
     if (done) break
-    if (size + value.length > maxBytes) {
-      await reader.cancel().catch(() => {})
-      throw tooLarge(maxBytes)
-    }
-    if (size + value.length > buffer.length) buffer = bodyBuffer(Math.min(maxBytes, Math.max(size + value.length, buffer.length * 2)), size)
-    buffer.set(value, size)
     size += value.length
   }
   return buffer.subarray(0, size)
+}
+
+/**
+ * A reader that fills the caller's buffer: a BYOB reader where the stream is a byte stream (a body from the
+ * network), so no chunk is allocated; otherwise (a stream made in JavaScript) chunks copied in, a rest kept.
+ */
+function readerInto(body: ReadableStream<Uint8Array>) {
+  try {
+    const byob = body.getReader({ mode: 'byob' })
+    return { read: (room: Uint8Array) => byob.read(room), cancel: () => byob.cancel() }
+  } catch {
+    const chunks = body.getReader()
+    let rest: Uint8Array = new Uint8Array(0)
+    return {
+      async read(room: Uint8Array): Promise<ReadableStreamReadResult<Uint8Array>> {
+        if (rest.length === 0) {
+          const chunk = await chunks.read()
+          if (chunk.done) return chunk
+          rest = chunk.value
+        }
+        const length = Math.min(room.length, rest.length)
+        room.set(rest.subarray(0, length))
+        rest = rest.subarray(length)
+        return { done: false, value: room.subarray(0, length) }
+      },
+      cancel: () => chunks.cancel(),
+    }
+  }
 }
 
 /** 413 for a Content-Length over the limit, before any of the body is read. */

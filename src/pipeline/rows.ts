@@ -1,5 +1,5 @@
-import { AVIF_BAND_ROWS, type LeanCodec } from '../../wasm'
-import { encodeAvifRows } from '../codecs/avif'
+import type { LeanCodec } from '../../wasm'
+import { avifSettings } from '../codecs/avif'
 import { turboJpegSettings } from '../codecs/jpeg'
 import { pngRowSettings } from '../codecs/png'
 import { CODECS, type OutputFormat } from '../codecs/registry'
@@ -15,7 +15,8 @@ import { type ImageHeader, uprightSize } from './sniff'
 import { fitToDecoded, type Geometry, paddingColour } from './transform'
 
 export interface RowsResult {
-  output: Encoded
+  /** Undefined when the sink gave up at `giveUpAt` bytes (never-bigger: the input is the answer). */
+  output: Encoded | undefined
   width: number
   height: number
   /** The memory estimate, raised when a lossy WebP turned out to need its alpha plane. */
@@ -33,7 +34,7 @@ export interface RowsResult {
  * row to the output is `encode`; `decode` is reading the headers (and a lossy WebP's or an AVIF's planes).
  *
  * @example
- * const { output } = await convertRows(bytes, header, plan, geometry, settings, [255, 255, 255], estimate, limits, clock)
+ * const { output } = await convertRows(bytes, header, plan, geometry, settings, [255, 255, 255], estimate, limits, clock, bytes.length)
  */
 export async function convertRows(
   bytes: Uint8Array,
@@ -45,6 +46,7 @@ export async function convertRows(
   memoryEstimate: number,
   limits: Limits,
   clock: Stopwatch,
+  giveUpAt = Number.POSITIVE_INFINITY,
 ): Promise<RowsResult> {
   const { lean, run } = leanPass(header)
 
@@ -55,18 +57,14 @@ export async function convertRows(
   run(() => addTransforms(lean, header, geometry, paddingColour(keepsAlpha, background), background, keepsAlpha))
   const { width, height } = lean.rowsSize()
 
-  let output: Encoded
-  if (plan.sink === 'pull') {
-    output = encodePulled(lean, run, plan, settings)
-    return { output, width, height, memoryEstimate, timings: { decode, transform: 0, encode: await clock.lap() } }
-  }
+  let output: Encoded | undefined
   if (plan.sink === 'rgba') {
     const image = run(() => lean.rowsToRgba())
     const transform = await clock.lap()
     output = await encodeImage(image, format, { ...settings, turbo: plan.turbo })
     return { output, width, height, memoryEstimate, timings: { decode, transform, encode: await clock.lap() } }
   }
-  output = run(() => encodeRows(lean, format, settings, plan, (transparent) => {
+  output = run(() => encodeRows(lean, format, settings, plan, giveUpAt, (transparent) => {
     memoryEstimate = checkAlphaPlane(plan, settings, transparent, memoryEstimate, limits)
   }))
   return { output, width, height, memoryEstimate, timings: { decode, transform: 0, encode: await clock.lap() } }
@@ -109,30 +107,23 @@ function addTransforms(
 }
 
 /**
- * AVIF, the encoder outside the lean codec that takes rows: it pulls them a band at a time, so no whole RGBA
- * image exists. A failure while making rows is the input's (as `run` says); one in the encoder is codec_failed.
- */
-function encodePulled(lean: LeanCodec, run: <T>(step: () => T) => T, plan: ConversionPlan, settings: EncodeSettings): Uint8Array {
-  const { width, height, alpha } = lean.rowsSize()
-  const pull = run(() => lean.pullRows(AVIF_BAND_ROWS))
-  try {
-    return encodeAvifRows(width, height, settings, alpha, (count) => run(() => pull(count)))
-  } catch (error) {
-    // `run` answers for the rows (an ApiError); anything else is the encoder's.
-    throw error instanceof ApiError ? error : encoderFailed(plan.format, width, height, error)
-  }
-}
-
-/**
  * The lean sinks (a JPEG with its coefficients buffered or not, and a WebP in low-memory mode, as the plan says); `checkAlpha` hears, before a lossy WebP is
- * encoded, whether it needs an alpha plane.
+ * encoded, whether it needs an alpha plane. libpng, which writes its file out as it goes, stops at `giveUpAt` bytes (undefined).
  */
-function encodeRows(lean: LeanCodec, format: OutputFormat, settings: EncodeSettings, { bufferedJpeg: buffered, lowMemoryWebp: lowMemory }: ConversionPlan, checkAlpha: (transparent: boolean) => void): Encoded {
+function encodeRows(
+  lean: LeanCodec,
+  format: OutputFormat,
+  settings: EncodeSettings,
+  { bufferedJpeg: buffered, lowMemoryWebp: lowMemory }: ConversionPlan,
+  giveUpAt: number,
+  checkAlpha: (transparent: boolean) => void,
+): Encoded | undefined {
   if (format === 'jpeg') return lean.rowsToJpeg(buffered ? turboJpegSettings(settings) : { quality: settings.quality, progressive: false, optimize: false })
   if (format === 'png') {
     const { level, filters } = pngRowSettings(settings.effort)
-    return lean.rowsToPng(level, filters)
+    return lean.rowsToPng(level, filters, giveUpAt)
   }
+  if (format === 'avif') return lean.rowsToAvif(avifSettings(settings, lean.rowsSize().alpha))
   if (format !== 'webp') throw new Error(`no lean sink for ${format}`)
   const { width, height } = lean.rowsSize()
   // Lossy: the plan chose low-memory mode or not; lossless keeps the whole-image encoder's rule.

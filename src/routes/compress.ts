@@ -1,6 +1,7 @@
 import { Hono } from 'hono'
-import { avifResidentMiB, leanResidentMiB, releaseAvifMemory, releaseLeanMemory, withLeanSession } from '../../wasm'
+import { leanResidentMiB, releaseLeanMemory, withLeanSession } from '../../wasm'
 import { limitsOf } from '../env'
+import { takeBodyBuffer } from '../lib/body-buffer'
 import { conversionSlot } from '../lib/slot'
 import { decodeImage, encodeImage, transcode } from '../pipeline/codec'
 import { checkAlphaPlane, checkInput } from '../pipeline/limits'
@@ -41,26 +42,29 @@ export const compress = new Hono<{ Bindings: Env } & ClientVariables>().post('/'
     const upright = uprightSize(header)
 
     // 3. limits and plan: everything below is known before decoding; format=auto takes the first
-    //    candidate format whose plan fits the memory budget, counting the codec memories the isolate keeps
+    //    candidate format whose plan fits the memory budget, counting the lean memory the isolate keeps
     checkInput(header, limits)
     const geometry = planGeometry(upright.width, upright.height, options)
     const { width: outWidth, height: outHeight } = geometry.canvas
     const candidates = formatCandidates(options.format, header, c.req.header('accept') ?? '', geometry.canvas)
-    const choice = chooseOutput(candidates, header, geometry, options, limits, leanResidentMiB(), avifResidentMiB())
+    const choice = chooseOutput(candidates, header, geometry, options, limits, leanResidentMiB())
     const { format, settings, plan } = choice
     let memoryEstimate = choice.memoryEstimate
-    if (choice.release.lean) releaseLeanMemory()
-    if (choice.release.avif) releaseAvifMemory()
+    if (choice.releaseLean) releaseLeanMemory()
     const background = parseColour(options.background)
     const padding = paddingColour(CODECS[format].alpha, background)
 
+    // never bigger: same format, same pixels, and no smaller? the input itself is the better answer
+    const unchanged = format === header.format && isIdentity(geometry, upright.width, upright.height) && header.orientation === 1
+
     const clock = new Stopwatch()
-    let output: Encoded
+    let output: Encoded | undefined
     let size = { width: outWidth, height: outHeight }
     let timings: Outcome['timings']
     if (plan.route === 'rows') {
       // 4-6 as one row pipeline: source -> turn, crop, resample, pad, flatten -> encoder (see convertRows)
-      const pass = await convertRows(bytes, header, plan, geometry, settings, background, memoryEstimate, limits, clock)
+      // (a sink that writes its file out as it goes stops once it is no smaller than the input: the answer is then the input)
+      const pass = await convertRows(bytes, header, plan, geometry, settings, background, memoryEstimate, limits, clock, unchanged ? bytes.length : undefined)
       output = pass.output
       size = { width: pass.width, height: pass.height }
       memoryEstimate = pass.memoryEstimate
@@ -89,14 +93,12 @@ export const compress = new Hono<{ Bindings: Env } & ClientVariables>().post('/'
       timings = { decode: decodeMs, transform: transformMs, encode: await clock.lap() }
     }
 
-    // never bigger: same format, same pixels, and no smaller? the input itself is the better answer
-    const unchanged = format === header.format && isIdentity(geometry, upright.width, upright.height) && header.orientation === 1
-    const original = unchanged && byteLength(output) >= bytes.length
-    // The body is a view of the isolate's body buffer, which the next conversion reuses: the answer gets a copy.
-    if (original) output = bytes.slice()
+    const original = output === undefined || (unchanged && byteLength(output) >= bytes.length)
+    // The body is a view of the isolate's body buffer, which the next conversion would reuse: the answer takes the buffer.
+    const answer = output === undefined || original ? takeBodyBuffer(bytes) : output
 
     const outcome: Outcome = {
-      bytes: output,
+      bytes: answer,
       format,
       input: { format: header.format, bytes: bytes.length, width: upright.width, height: upright.height },
       output: size,

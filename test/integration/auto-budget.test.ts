@@ -24,7 +24,7 @@ const estimateOf = (res: Response) => Number.parseInt(res.headers.get('x-memory-
 
 describe('format=auto within the memory budget', () => {
   it('serves a browser WebP for a 3.6 MP photo whose AVIF would be over the budget', async () => {
-    // Since our own AVIF encoder (wasm/avif) a 3.6 MP AVIF fits the default budget: the budget here sits
+    // Since our own AVIF encoder (wasm/lean/sink_avif.c) a 3.6 MP AVIF fits the default budget: the budget here sits
     // between the AVIF plan's estimate and the WebP plan's, both read from 422s under a budget of 1 MiB.
     const input = await photo36()
     const tiny = { MEMORY_BUDGET_MIB: '1' }

@@ -1,5 +1,5 @@
 /**
- * Large AVIF output through our own encoder (wasm/avif): an image larger than one 768x768 cell is
+ * Large AVIF output through our own encoder (wasm/lean/sink_avif.c): an image larger than one 768x768 cell is
  * written as an AVIF grid whose cells libaom encodes one after another, so its memory is one cell's.
  * The answers are decoded by the API's own AVIF decoder (libavif + dav1d, which reads grids) and
  * compared with the same resize written as PNG (lossless), so only the AVIF coding differs.

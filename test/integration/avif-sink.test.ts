@@ -1,6 +1,6 @@
 /**
- * AVIF output from the row pipeline: our AVIF encoder (wasm/avif) pulls the rows 64 at a time from the lean
- * codec (LeanCodec.pullRows), so no whole RGBA image exists beside its YUV planes. Before it, the encoder took
+ * AVIF output from the row pipeline: the AVIF sink (libavif + libaom in the lean codec, wasm/lean/sink_avif.c)
+ * takes the rows 64 at a time, so no whole RGBA image exists beside its YUV planes. Before it, the encoder took
  * the whole RGBA image and a 12 MP photo to AVIF at full size was refused (estimate 225 MiB).
  */
 import { describe, expect, it } from 'vitest'
@@ -11,8 +11,8 @@ import { screenshotSamples, writePng } from '../helpers/png'
 
 const estimate = (res: Response) => Number.parseInt(res.headers.get('x-memory-estimate') ?? '', 10)
 
-describe('AVIF from pulled rows', () => {
-  it('encodes a 3840x2160 screenshot to AVIF 1600 px wide, as close to it as the same resize to PNG (the lean memory grows while rows are pulled)', async () => {
+describe('AVIF from the row pipeline', () => {
+  it('encodes a 3840x2160 screenshot to AVIF 1600 px wide, as close to it as the same resize to PNG (the lean memory grows while rows are taken)', async () => {
     const png = await writePng({ width: 3840, height: 2160, channels: 3, depth: 8, samples: screenshotSamples(3840, 2160) })
     const res = await compress(png, { format: 'avif', width: 1600, effort: 0 }, { contentType: 'image/png' })
     const avif = await decode(await okBytes(res))

@@ -11,7 +11,7 @@
  * libpng row by row where oxipng does not fit: a full `npm run memory` run, the same run's cases a second
  * time (the larger kept), and `--only` runs on held-out files (LadyBird.jpg at 12 and 16 MP as JPEG, PNG,
  * lossy, lossless and alpha WebP; scripts/make-screenshots.mjs' screenshots and RGBA wallpaper). The last
- * number is the file's MiB, which the model charges. AVIF: our own encoder (wasm/avif: a grid of 768x768
+ * number is the file's MiB, which the model charges. AVIF: our own encoder (wasm/lean/sink_avif.c, until 2026-11-23 wasm/avif: a grid of 768x768
  * cells) in place of jSquash's (1 MP 92.9, 4 MP 170.4, 12 MP 377.7), `--only` the AVIF cases, the largest of two
  * runs; 2048, 2464 and 2560 px wide measured through the row pipeline; up to 2.1 MP a lossy AVIF is one frame
  * (1 MP, and 1600 and 1680 px wide, measured after that change).
@@ -393,13 +393,22 @@ describe('memory model', () => {
   })
 
   it('adds the memory of codecs outside the lean codec on top of the lean memory the isolate holds', () => {
-    // JPEG -> AVIF: the decode is lean, libaom's encoder is not (a 4 MP grid fits, but not beside 80 MiB of lean memory).
+    // JPEG -> PNG at 1 MP: oxipng (outside the lean codec) takes the RGBA image the pipeline collects.
+    const plan = planOf('jpeg', 'png', 1, undefined, false)
+    expect(plan.sink).toBe('rgba')
+    const { lean, other } = estimateParts(plan)
+    expect(other).toBeGreaterThan(MEMORY_MODEL.encode.png.baseMiB)
+    expect(estimateMiB(plan, 80)).toBeCloseTo(MEMORY_MODEL.baseMiB + Math.max(lean, 80) + other, 6)
+  })
+
+  it('charges AVIF output as lean memory: the larger of its need and the held memory, not the sum', () => {
+    // libavif + libaom are in the lean codec (wasm/lean/sink_avif.c): a 4 MP grid fits beside 80 MiB held.
     const plan = planOf('jpeg', 'avif', 4, undefined, false)
     const { lean, other } = estimateParts(plan)
-    expect(other).toBeGreaterThan(MEMORY_MODEL.avifGrid.baseMiB)
-    expect(estimateMiB(plan, 80)).toBeCloseTo(MEMORY_MODEL.baseMiB + Math.max(lean, 80) + other, 6)
-    expect(estimateMiB(plan, 80)).toBeGreaterThan(limitsOf(env).memoryBudgetMiB)
-    expect(estimateMiB(plan)).toBeLessThanOrEqual(limitsOf(env).memoryBudgetMiB)
+    expect(other).toBe(0)
+    expect(lean).toBeGreaterThan(MEMORY_MODEL.avifGrid.baseMiB)
+    expect(estimateMiB(plan, 80)).toBeCloseTo(MEMORY_MODEL.baseMiB + Math.max(lean, 80), 6)
+    expect(estimateMiB(plan, 80)).toBeLessThanOrEqual(limitsOf(env).memoryBudgetMiB)
   })
 
   it('charges a resize on top of decoding and encoding', () => {

@@ -3,9 +3,12 @@
 #
 #   bash wasm/lean/build.sh
 #
-# Sources: libjpeg-turbo 2.1.5, libwebp 1.5.0, libpng 1.6.39, zlib 1.2.13, giflib 5.2.2, dav1d 1.5.1 and libavif 1.4.2, the release tarballs as Debian ships them, checked
-# against the SHA-256 below. Toolchain: Debian's clang 14, wasm-ld and wasi-libc (installed with apt
-# when missing and running as root). Output: a WASI "reactor" that imports its memory (so each
+#   bash wasm/lean/build.sh trace   # .cache/lean-build/lean-trace.wasm: reports each allocation of 64 KiB
+#                                   # or more with its callers (scripts/avif-compare.mjs --wasm ...)
+#
+# Sources: libjpeg-turbo 2.1.5, libwebp 1.5.0, libpng 1.6.39, zlib 1.2.13, giflib 5.2.2, dav1d 1.5.1, libavif 1.4.2 and
+# libaom 3.12.1, the release tarballs as Debian ships them, checked against the SHA-256 below. Toolchain: Debian's
+# clang 14, wasm-ld, wasi-libc and cmake (installed with apt when missing and running as root). Output: a WASI "reactor" that imports its memory (so each
 # instance's maximum is set from JS) and exports the functions of lean.c.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -20,13 +23,14 @@ sources=(
   "g/giflib/giflib_5.2.2.orig.tar.gz be7ffbd057cadebe2aa144542fd90c6838c6a083b5e8a9048b8ee3b66b29d5fb"
   "d/dav1d/dav1d_1.5.1.orig.tar.xz 401813f1f89fa8fd4295805aa5284d9aed9bc7fc1fdbe554af4292f64cbabe21"
   "liba/libavif/libavif_1.4.2.orig.tar.gz 2b645287340ba5a631d268b551dc2d72bd73ac33335962dd36dcdb6d8366921d"
+  "a/aom/aom_3.12.1.orig.tar.gz 40c929a41b2a59c24319a699c358351422829b3ae646de31b18cbabed0191962"
 )
 
-if ! command -v clang-14 >/dev/null || ! command -v wasm-ld-14 >/dev/null || [ ! -f /usr/lib/wasm32-wasi/libc.a ] || [ ! -d /usr/share/emscripten/system/include/compat ]; then
+if ! command -v clang-14 >/dev/null || ! command -v wasm-ld-14 >/dev/null || ! command -v llvm-ar-14 >/dev/null || [ ! -f /usr/lib/wasm32-wasi/libc.a ] || [ ! -d /usr/share/emscripten/system/include/compat ] || ! command -v cmake >/dev/null; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    apt-get install -y -q --no-install-recommends clang-14 lld-14 wasi-libc libclang-rt-14-dev-wasm32 emscripten
+    apt-get install -y -q --no-install-recommends clang-14 lld-14 llvm-14 wasi-libc libclang-rt-14-dev-wasm32 emscripten cmake make perl
   else
-    echo "needs clang-14, lld-14, wasi-libc and libclang-rt-14-dev-wasm32 (Debian 12 packages)" >&2
+    echo "needs clang-14, lld-14, llvm-14, wasi-libc, libclang-rt-14-dev-wasm32, emscripten and cmake (Debian 12 packages)" >&2
     exit 1
   fi
 fi
@@ -44,6 +48,7 @@ zlib="$work/zlib-1.2.13.dfsg"
 gif="$work/giflib-5.2.2"
 dav1d="$work/dav1d-1.5.1"
 avif="$work/libavif-1.4.2"
+aom="$work/aom-3.12.1"
 
 # The headers libjpeg-turbo's CMake would generate, for an 8-bit build without SIMD, with arithmetic coding.
 sed -e 's/@JPEG_LIB_VERSION@/62/' -e 's/@VERSION@/2.1.5/' -e 's/@LIBJPEG_TURBO_VERSION_NUMBER@/2001005/' \
@@ -72,6 +77,24 @@ sse="$work/sse"
 mkdir -p "$sse"
 for header in xmmintrin.h emmintrin.h; do ln -sf "$compat/$header" "$sse/$header"; done
 webp_flags=(-I"$sse" -I"$webp" -I"$webp/src" -D__SSE__ -D__SSE2__ -DEMSCRIPTEN)
+
+# libaom for AVIF output (sink_avif.c) through its own CMake build, as a static library of LLVM bitcode (linked
+# with LTO below), rebuilt when its configuration changes: an AV1 encoder only, no threads, no run-time CPU
+# detection (the generic C code, which clang may vectorise with WebAssembly SIMD), 8-bit only. Its error path
+# leaves through longjmp, which wasi-libc lacks: wasm/shim/setjmp.h turns it into a call that throws out of
+# the instance.
+aom_config=(-DCMAKE_TOOLCHAIN_FILE="$here/wasm32-wasi.cmake" -DCMAKE_BUILD_TYPE=Release
+  -DCMAKE_C_FLAGS="${flags[*]} -I$root/wasm/shim" -DCMAKE_C_FLAGS_RELEASE=""
+  -DAOM_TARGET_CPU=generic -DCONFIG_AV1_DECODER=0 -DCONFIG_MULTITHREAD=0 -DCONFIG_RUNTIME_CPU_DETECT=0
+  -DCONFIG_AV1_HIGHBITDEPTH=0 -DCONFIG_DENOISE=0 -DCONFIG_LIBYUV=0 -DCONFIG_WEBM_IO=0 -DCONFIG_PIC=0
+  -DCONFIG_OS_SUPPORT=0 -DENABLE_TESTS=0 -DENABLE_EXAMPLES=0 -DENABLE_TOOLS=0 -DENABLE_DOCS=0 -DENABLE_TESTDATA=0)
+stamp="$(printf '%s\n' "${aom_config[@]}" "$(sha256sum "$root/wasm/shim/setjmp.h" "$root/wasm/shim/pthread.h" "$here/wasm32-wasi.cmake")" | sha256sum)"
+if [ ! -f "$work/aom-build/libaom.a" ] || [ "$(cat "$work/aom-build/.imgedge-stamp" 2>/dev/null)" != "$stamp" ]; then
+  rm -rf "$work/aom-build"
+  mkdir -p "$work/aom-build"
+  (cd "$work/aom-build" && cmake "$aom" "${aom_config[@]}" >/dev/null && make -j"$(nproc)" aom >/dev/null)
+  echo "$stamp" > "$work/aom-build/.imgedge-stamp"
+fi
 
 objects="$work/obj"
 rm -rf "$objects"
@@ -111,24 +134,35 @@ for name in cdef_apply cdef fg_apply filmgrain ipred_prepare ipred itx lf_apply 
     jobs+=("$work/dav1d-tmpl/${name}_$depth.c|$dav1d_flags")
   done
 done
-# libavif's reader and its YUV -> RGB conversion, with dav1d as its only codec (no libyuv, no libsharpyuv: their
-# stubs; no scale.c, which needs libyuv and which decoding never calls).
-avif_flags="-I$avif/include -I$root/wasm/shim -I$dav1d/include -DAVIF_CODEC_DAV1D=1"
-for name in alpha avif codec_dav1d colr colrconvert diag exif gainmap io mem obu properties rawdata read reformat \
-  reformat_libsharpyuv reformat_libyuv sampletransform stream utils; do jobs+=("$avif/src/$name.c|$avif_flags"); done
+# libavif: its reader with dav1d (avif_dec.c), its writer with libaom (sink_avif.c), its YUV <-> RGB conversions
+# with libwebp's libsharpyuv for lossy output (no libyuv: its stub; no scale.c, which needs libyuv and which
+# neither path calls).
+avif_flags="-I$avif/include -I$root/wasm/shim -I$dav1d/include -I$aom -I$work/aom-build -I$webp -DAVIF_CODEC_DAV1D=1 -DAVIF_CODEC_AOM=1 -DAVIF_CODEC_AOM_ENCODE=1 -DAVIF_LIBSHARPYUV_ENABLED=1"
+for name in alpha avif codec_aom codec_dav1d colr colrconvert diag exif gainmap io mem obu properties rawdata read reformat \
+  reformat_libsharpyuv reformat_libyuv sampletransform stream utils write; do jobs+=("$avif/src/$name.c|$avif_flags"); done
 jobs+=("$here/avif_dec.c|$avif_flags")
+jobs+=("$here/sink_avif.c|$avif_flags")
 printf '%s\n' "${jobs[@]}" | xargs -P "$(nproc)" -I{} bash -c '
   src="${1%%|*}"; extra="${1#*|}"
   out="$2/$(echo "$src" | tr / _).o"
   clang-14 '"${flags[*]}"' $extra -c "$src" -o "$out"' _ {} "$objects"
 
+link=(/usr/lib/wasm32-wasi/crt1-reactor.o "$work/aom-build/libaom.a" -L/usr/lib/wasm32-wasi -lc
+  /usr/lib/llvm-14/lib/clang/14.0.6/lib/wasi/libclang_rt.builtins-wasm32.a)
+if [ "${1:-}" = trace ]; then
+  clang-14 "${flags[@]}" $avif_flags -DLEAN_TRACE -c "$here/sink_avif.c" -o "$work/trace_sink.o"
+  wasm-ld-14 --no-entry --import-memory --initial-memory=2097152 -z stack-size=524288 --stack-first --gc-sections \
+    --lto-O3 --export=_initialize --wrap=malloc --wrap=free --wrap=calloc --wrap=realloc \
+    "$work/trace_sink.o" $(ls "$objects"/*.o | grep -v sink_avif) "${link[@]}" -o "$work/lean-trace.wasm"
+  ls -l "$work/lean-trace.wasm"
+  exit 0
+fi
+
 # Linked by wasm-ld itself: the clang driver would run any wasm-opt on PATH (Emscripten's is) without
-# the SIMD feature flag, and fail.
-wasm-ld-14 --no-entry --import-memory --initial-memory=1048576 -z stack-size=262144 \
-  --gc-sections --strip-all --lto-O3 --export=_initialize \
-  /usr/lib/wasm32-wasi/crt1-reactor.o "$objects"/*.o \
-  -L/usr/lib/wasm32-wasi -lc /usr/lib/llvm-14/lib/clang/14.0.6/lib/wasi/libclang_rt.builtins-wasm32.a \
-  -o "$here/lean.wasm"
+# the SIMD feature flag, and fail. The stack comes first, so an overflow traps instead of writing over
+# static data; libaom keeps some large blocks on the stack.
+wasm-ld-14 --no-entry --import-memory --initial-memory=2097152 -z stack-size=524288 --stack-first \
+  --gc-sections --strip-all --lto-O3 --export=_initialize "$objects"/*.o "${link[@]}" -o "$here/lean.wasm"
 # The binary carries these libraries: their licence texts go with it.
 mkdir -p "$here/licenses"
 cp "$jpeg/LICENSE.md" "$here/licenses/libjpeg-turbo-LICENSE.md"
@@ -139,6 +173,8 @@ cp "$png/LICENSE" "$here/licenses/libpng-LICENSE"
 cp "$gif/COPYING" "$here/licenses/giflib-COPYING"
 cp "$dav1d/COPYING" "$here/licenses/dav1d-COPYING"
 cp "$avif/LICENSE" "$here/licenses/libavif-LICENSE"
+cp "$aom/LICENSE" "$here/licenses/libaom-LICENSE"
+cp "$aom/PATENTS" "$here/licenses/libaom-PATENTS"
 # zlib 1.2.13 ships its licence as the last section of its README.
 sed -n '/^Copyright notice:/,$p' "$zlib/README" > "$here/licenses/zlib-LICENSE"
 ls -l "$here/lean.wasm"

@@ -1,8 +1,8 @@
 /*
  * The row pipeline (pipeline.h), and the calls JS builds one with: a source (px_jpeg, px_png,
  * px_webp, px_gif, px_avif), then the transforms the geometry asks for, in order (px_orient, px_crop, px_resize, px_pad,
- * px_flatten), then one sink (px_to_jpeg, px_to_webp + webp_encode, px_to_png, px_to_rgba, or JS pulling
- * bands with px_pull_start/px_pull), which pulls every row through. One pipeline per conversion, as everything in the lean codec.
+ * px_flatten), then one sink (px_to_jpeg, px_to_webp + webp_encode, px_to_png, px_to_avif, px_to_rgba), which
+ * pulls every row through. One pipeline per conversion, as everything in the lean codec.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -250,32 +250,5 @@ EXPORT(px_to_jpeg) size_t px_to_jpeg(int quality, int progressive, int optimize)
 /** Fills the WebP encoder's picture (webp_encode encodes it); returns 1 if any pixel is transparent. */
 EXPORT(px_to_webp) int px_to_webp(int lossless) { return webp_sink(take(), lossless); }
 EXPORT(px_to_png) size_t px_to_png(int level, int filters) { return png_sink(take(), level, filters); }
+EXPORT(px_to_avif) size_t px_to_avif(int quality, int speed, int flags) { return avif_sink(take(), quality, speed, flags); }
 
-/*
- * A sink in JavaScript (the AVIF encoder, in an instance of its own): px_pull_start takes the pipeline, and each
- * px_pull returns the next `count` rows (at most the band px_pull_start was given) in one buffer that is
- * reused, valid until the next call. The last rows close the pipeline.
- */
-static Rows *pulling;
-static uint8_t *band;
-static int band_rows, pulled;
-
-EXPORT(px_pull_start) void px_pull_start(int rows) {
-  pulling = take();
-  free(band);
-  band_rows = rows;
-  band = lean_alloc((size_t)pulling->width * 4 * rows);
-  pulled = 0;
-}
-
-EXPORT(px_pull) uint8_t *px_pull(int count) {
-  if (!pulling || count > band_rows || count > pulling->height - pulled) fail("no more rows to pull");
-  const size_t stride = (size_t)pulling->width * 4;
-  for (int i = 0; i < count; i++) memcpy(band + i * stride, pulling->next(pulling), stride);
-  pulled += count;
-  if (pulled == pulling->height) {
-    pulling->close(pulling);
-    pulling = NULL;
-  }
-  return band;
-}

@@ -44,5 +44,6 @@ uint8_t *rows_collect(Rows *in);                                              /*
 size_t jpeg_sink(Rows *in, int quality, int progressive, int optimize);      /* lean.c */
 int webp_sink(Rows *in, int lossless);                                       /* lean.c: fills the encoder's picture; returns 1 if transparent */
 size_t png_sink(Rows *in, int level, int filters);                           /* sink_png.c */
+size_t avif_sink(Rows *in, int quality, int speed, int flags);               /* sink_avif.c: flags as ae_start's */
 
 #endif

@@ -1,14 +1,14 @@
 /*
- * imgedge's AVIF encoder: libavif and libaom (encoder only, single-threaded, all-intra), fed rows.
+ * The AVIF sink: libavif and libaom (encoder only, single-threaded, all-intra), fed rows.
  *
  *   ae_start(width, height, quality, speed, flags)   the YUV planes (and an alpha plane when asked)
  *   ae_rows(rgba, count)                              a band of RGBA rows into those planes
- *   ae_finish()                                       encodes; the file is at ae_output(), ae_output_size()
+ *   ae_finish()                                       encodes; the file is the lean output (lean_output)
  *
- * The caller keeps only a band of RGBA at a time; what this module holds is the planes (1.5 bytes per
- * pixel for 4:2:0, 3 for 4:4:4, plus 1 with alpha) and, while ae_finish runs, libaom's own state. One
- * image per instance: the instance is made for one encode and dropped. Errors do not return: `fail`
- * (a JS import) throws out of the instance, which is not used again.
+ * avif_sink (px_to_avif) pulls the pipeline's rows into ae_rows a band at a time; ae_* are exported too, for
+ * an RGBA image JS holds. What it holds is the planes (1.5 bytes per pixel for 4:2:0, 3 for 4:4:4, plus 1
+ * with alpha) and, while ae_finish runs, libaom's own state, in the conversion's one lean memory beside
+ * the pipeline's stages (a decoder's state, the resampler's ring), not in a memory of its own.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,14 +18,11 @@
 #include "avif/avif.h"
 #include "aom/internal/aom_codec_internal.h"
 
-#define EXPORT(name) __attribute__((export_name(#name)))
-
-__attribute__((import_module("env"), import_name("fail"), noreturn)) void js_fail(const char *message, size_t length);
-
-static _Noreturn void fail(const char *message) { js_fail(message, strlen(message)); }
+#include "lean.h"
+#include "pipeline.h"
 
 /*
- * libaom's longjmp out of a failing encoder call (see shim/setjmp.h): `env` is the jmp_buf inside an
+ * libaom's longjmp out of a failing encoder call (see wasm/shim/setjmp.h): `env` is the jmp_buf inside an
  * aom_internal_error_info, whose message says what failed.
  */
 _Noreturn void imgedge_longjmp(int *env, int value) {
@@ -58,14 +55,6 @@ static void check(avifResult result) {
   if (encoder && encoder->diag.error[0]) fail(encoder->diag.error);
   fail(avifResultToString(result));
 }
-
-EXPORT(ae_alloc) void *ae_alloc(size_t size) {
-  void *p = malloc(size);
-  if (!p) fail("out of memory");
-  return p;
-}
-
-EXPORT(ae_free) void ae_free(void *p) { free(p); }
 
 /* Cells of at most `size` x `size` pixels (a multiple of 64, at least 64) for the next ae_start. */
 /* Images of at most this many pixels are encoded whole (0: one cell's area); see ae_start. */
@@ -173,7 +162,7 @@ EXPORT(ae_rows) void ae_rows(const uint8_t *rgba, int count) {
   next_row += (uint32_t)count;
 }
 
-/* Encodes the image; returns the file's size in bytes (at ae_output()). Frees the planes and the encoder. */
+/* Encodes the image; returns the file's size in bytes (the lean output). Frees the planes and the encoder. */
 EXPORT(ae_finish) size_t ae_finish(void) {
   if (!image || next_row != image->height) fail("ae_finish before every row");
   uint32_t cells = grid_cols * grid_rows;
@@ -204,16 +193,30 @@ EXPORT(ae_finish) size_t ae_finish(void) {
   check(avifEncoderFinish(encoder, &output));
   avifEncoderDestroy(encoder);
   encoder = NULL;
+  lean_set_output(output.data, output.size);
   return output.size;
 }
 
-EXPORT(ae_output) const uint8_t *ae_output(void) { return output.data; }
-EXPORT(ae_output_size) size_t ae_output_size(void) { return output.size; }
+/* Rows converted per ae_rows call: an even number, so 4:2:0 chroma rows are never split between bands. */
+#define BAND_ROWS 64
 
-/* The heap's high-water mark, in bytes: the end of the memory wasm-ld and malloc have used. */
-EXPORT(ae_heap_end) size_t ae_heap_end(void) { return (size_t)__builtin_wasm_memory_size(0) * 65536; }
+size_t avif_sink(Rows *in, int quality, int speed, int options) {
+  ae_start(in->width, in->height, quality, speed, options);
+  const size_t stride = (size_t)in->width * 4;
+  const int rows = in->height < BAND_ROWS ? in->height : BAND_ROWS;
+  uint8_t *band = lean_alloc(stride * rows);
+  for (int y = 0; y < in->height; y += rows) {
+    const int count = in->height - y < rows ? in->height - y : rows;
+    for (int i = 0; i < count; i++) memcpy(band + i * stride, in->next(in), stride);
+    ae_rows(band, count);
+  }
+  free(band);
+  /* The source's and the transforms' memory goes back before libaom's state is allocated. */
+  in->close(in);
+  return ae_finish();
+}
 
-#ifdef AE_TRACE
+#ifdef LEAN_TRACE
 /* Debug builds only (build.sh trace): every large allocation reported to JS, which prints its call stack. */
 __attribute__((import_module("env"), import_name("trace"))) void js_trace(int size, void *ptr);
 void *__real_malloc(size_t size);
