@@ -44,12 +44,12 @@ export const MEMORY_MODEL = {
   /** Extra MiB per input megapixel for a progressive JPEG (coefficient buffers for every scan). */
   progressiveJpegPerMP: 3,
   /**
-   * The lean codec's one-pass conversions at the same size (see `Route`): fixed MiB (instance),
-   * plus MiB per megapixel:
+   * The lean codec's one-pass conversions at the same size (see `Route`): fixed MiB (instance: 4 since
+   * libaom's tables are in it, a 1 MP WebP to WebP measuring 21.6 MiB against 22 with 2), plus MiB per megapixel:
    * WebP holds its YUV planes and encoder state; JPEG holds the compressor's coefficients, plus the
    * decoded RGB when the orientation turns the image or the source is a WebP.
    */
-  transcode: { baseMiB: 2, perMP: { 'jpeg-to-webp': 4.8, 'jpeg-to-jpeg': 4.5, 'jpeg-to-jpeg-turned': 7, 'webp-to-webp': 5.2 } },
+  transcode: { baseMiB: 4, perMP: { 'jpeg-to-webp': 4.8, 'jpeg-to-jpeg': 4.5, 'jpeg-to-jpeg-turned': 7, 'webp-to-webp': 5.2 } },
   /** libjpeg-turbo encoding RGBA from JS (`turbo`): the copy in, the compressor's coefficients. */
   turboJpegEncode: { baseMiB: 2, perMP: 8 },
   /**
@@ -100,14 +100,16 @@ export const MEMORY_MODEL = {
   /**
    * Lossless WebP (libwebp's VP8L: the ARGB image, hash chains, backward references), in place of
    * `encode.webp`: RGBA PNGs measured 64.9 MiB at 1 MP and 122.7 at 3 MP, the lossy term's 33 and 67;
-   * through the row pipeline, 66.0 at 1 MP and 111.6 at 2 MP (a 5.9 MiB file).
+   * through the row pipeline, 66.0 at 1 MP and 111.6 at 2 MP (a 5.9 MiB file); refitted (base 26 -> 32) when the
+   * file's term fell to what the BYOB reader leaves (110.0 at 2 MP then).
    */
-  webpLosslessEncode: { baseMiB: 26, perMP: 27 },
+  webpLosslessEncode: { baseMiB: 32, perMP: 27 },
   /**
    * The row pipeline (route `rows`, wasm/lean/pipeline.c), fitted to docs/memory.md's runs: fixed MiB,
-   * then what each stage holds. The request's file: MiB per MiB of file (the body as workerd holds it,
-   * about twice, and a JPEG's or WebP's copy in the instance; libpng reads the body in place), assumed
-   * per MP when a plan has no file size. The source: a JPEG's decompressor (MiB per decoded MP; a
+   * then what each stage holds. The request's file: MiB per MiB of file (the body buffer, read in place by
+   * a BYOB reader, and a JPEG's, WebP's or AVIF's copy in the instance, still charged as when workerd held
+   * the body about twice; libpng and giflib read the body in place: PNG 1.25 and GIF 1.75 since the
+   * fourth session's measurements, 2.25 before), assumed per MP when a plan has no file size. The source: a JPEG's decompressor (MiB per decoded MP; a
    * progressive one's coefficients come on top, `progressiveJpegPerMP`), a PNG's libpng and zlib
    * (`pngFile.baseMiB`; an Adam7 one is decoded whole, as RGBA), a still WebP's planes (lossy at its size: YUV 4:2:0, and with alpha the alpha
    * plane twice, the decoder's and ours) or RGBA (shrunk, or lossless, whose decoder also holds the
@@ -120,7 +122,12 @@ export const MEMORY_MODEL = {
    */
   rows: {
     baseMiB: 2,
-    filePerMiB: { jpeg: 3, png: 2.25, webp: 3, gif: 2.25, avif: 3 } as Readonly<Partial<Record<FormatId, number>>>,
+    filePerMiB: { jpeg: 3, png: 1.25, webp: 3, gif: 1.75, avif: 3 } as Readonly<Partial<Record<FormatId, number>>>,
+    /**
+     * MiB per MiB of file once more when the answer may be the input itself (same format, same pixels: the
+     * never-bigger rule): the Response's copy of it, beside what the sink wrote before it gave up.
+     */
+    answerPerFileMiB: 1,
     assumedFileMiBPerMP: { jpeg: 0.5, png: 1.7, webp: 0.3, gif: 1.2, avif: 0.3 } as Readonly<Partial<Record<FormatId, number>>>,
     sourcePerMP: { jpeg: 0.5, webpYuv: 1.5, webpYuvAlpha: 3.5, rgba: 4, gifInterlaced: 1 },
     /** giflib's state, its read buffer and a row of RGBA. */
@@ -134,7 +141,7 @@ export const MEMORY_MODEL = {
     webpLosslessPerMP: 4,
     turnedPerMP: 4,
     sink: {
-      jpeg: { baseMiB: 2, perMP: 3.1 },
+      jpeg: { baseMiB: 2, perMP: 3.4 },
       jpegBaseline: { baseMiB: 2, perMP: 0.8 },
       webp: { baseMiB: 10, perMP: 3.7 },
       webpLowMemory: { baseMiB: 10, perMP: 2 },
@@ -368,7 +375,9 @@ function rowsParts(plan: ConversionPlan, progressive: number): { lean: number; o
     : plan.format === 'jpeg' && !plan.bufferedJpeg ? r.sink.jpegBaseline
     : plan.format === 'webp' && plan.lowMemoryWebp ? r.sink.webpLowMemory
     : r.sink[plan.format as 'jpeg' | 'webp' | 'png']
-  const lean = r.baseMiB + file + source + turned + resize + sink.baseMiB + sink.perMP * outMP
+  const mayAnswerInput = plan.format === header.format && header.orientation === 1 && !plan.resized && !plan.padded && plan.cropPixels === header.width * header.height
+  const answer = mayAnswerInput ? r.answerPerFileMiB * fileMiB : 0
+  const lean = r.baseMiB + file + answer + source + turned + resize + sink.baseMiB + sink.perMP * outMP
   const encoder = plan.sink === 'lean' ? undefined : plan.turbo ? m.turboJpegEncode : encoderTerm(plan)
   return { lean, other: encoder ? encoder.baseMiB + encoder.perMP * outMP : 0 }
 }
