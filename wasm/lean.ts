@@ -112,8 +112,11 @@ const OUTPUT_PART = 1024 * 1024
 const MAX_PAGES = 65536
 const EBADF = 8
 
+/** The pages a lean memory starts with: the module's own initial memory (build.sh: --initial-memory, 2 MiB). */
+export const INITIAL_PAGES = 32
+
 /** The most 64 KiB pages a lean memory capped at `cap` may have. */
-export const pagesFor = (cap: MemoryCap): number => Math.min(MAX_PAGES, Math.max(32, Math.floor(cap.maxBytes / PAGE)))
+export const pagesFor = (cap: MemoryCap): number => Math.min(MAX_PAGES, Math.max(INITIAL_PAGES, Math.floor(cap.maxBytes / PAGE)))
 
 export class LeanCodec {
   private readonly memory: WebAssembly.Memory
@@ -131,7 +134,7 @@ export class LeanCodec {
   private writeLimit = Number.POSITIVE_INFINITY
   private writtenBytes = 0
 
-  constructor(module: WebAssembly.Module, cap: MemoryCap, memory = new WebAssembly.Memory({ initial: 32, maximum: pagesFor(cap) })) {
+  constructor(module: WebAssembly.Module, cap: MemoryCap, memory = new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum: pagesFor(cap) })) {
     this.memory = memory
     this.caps = new Set([cap])
     const fail = (ptr: number, len: number) => {

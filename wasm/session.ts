@@ -17,7 +17,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { MemoryCap } from './cap'
-import { LeanCodec, pagesFor } from './lean'
+import { INITIAL_PAGES, LeanCodec, pagesFor } from './lean'
 
 interface Session {
   cap: MemoryCap
@@ -66,7 +66,7 @@ export function sessionCodec(module: WebAssembly.Module, cap: MemoryCap): LeanCo
   if (!session.codec) {
     const maxPages = pagesFor(session.cap)
     // A memory made for another cap (MEMORY_BUDGET_MIB changed) is replaced, not reused.
-    if (shared?.maxPages !== maxPages) shared = { memory: new WebAssembly.Memory({ initial: 32, maximum: maxPages }), maxPages }
+    if (shared?.maxPages !== maxPages) shared = { memory: new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum: maxPages }), maxPages }
     session.codec = new LeanCodec(module, session.cap, shared.memory)
   }
   session.codec.markOnFailure(cap)

@@ -375,12 +375,21 @@ function rowsParts(plan: ConversionPlan, progressive: number): { lean: number; o
     : plan.format === 'jpeg' && !plan.bufferedJpeg ? r.sink.jpegBaseline
     : plan.format === 'webp' && plan.lowMemoryWebp ? r.sink.webpLowMemory
     : r.sink[plan.format as 'jpeg' | 'webp' | 'png']
-  const mayAnswerInput = plan.format === header.format && header.orientation === 1 && !plan.resized && !plan.padded && plan.cropPixels === header.width * header.height
-  const answer = mayAnswerInput ? r.answerPerFileMiB * fileMiB : 0
+  const answer = mayAnswerWithInput(plan) ? r.answerPerFileMiB * fileMiB : 0
   const lean = r.baseMiB + file + answer + source + turned + resize + sink.baseMiB + sink.perMP * outMP
   const encoder = plan.sink === 'lean' ? undefined : plan.turbo ? m.turboJpegEncode : encoderTerm(plan)
   return { lean, other: encoder ? encoder.baseMiB + encoder.perMP * outMP : 0 }
 }
+
+/**
+ * Whether the answer may be the input itself (the never-bigger rule): the same format, and the same pixels
+ * (no turn, crop, resize or padding).
+ *
+ * @example
+ * if (mayAnswerWithInput(plan) && byteLength(output) >= bytes.length) output = bytes
+ */
+export const mayAnswerWithInput = ({ format, header, resized, padded, cropPixels }: ConversionPlan): boolean =>
+  format === header.format && header.orientation === 1 && !resized && !padded && cropPixels === header.width * header.height
 
 /**
  * Estimated peak memory growth, in MiB, of one conversion (see MEMORY_MODEL), over an isolate whose

@@ -6,9 +6,8 @@ import { CODECS, type OutputFormat } from '../codecs/registry'
 import { libwebpSettings } from '../codecs/webp'
 import { DecodeFailure, type EncodeSettings } from '../codecs/types'
 import type { Limits } from '../env'
-import { ApiError } from '../errors'
 import type { Stopwatch } from '../lib/stopwatch'
-import { encodeImage, encoderFailed, leanPass } from './codec'
+import { encodeImage, leanPass } from './codec'
 import { checkAlphaPlane, type ConversionPlan } from './limits'
 import type { Encoded } from './respond'
 import { type ImageHeader, uprightSize } from './sniff'
@@ -29,8 +28,8 @@ export interface RowsResult {
  * `rows`: the source (a JPEG at its DCT scale, a PNG, a still WebP, a GIF's first frame, an AVIF), then the EXIF turn, the crop, the
  * Lanczos3 resample, the padding and, for a format without alpha, the flattening, then the sink. Rows
  * are pulled through one at a time, so what is held is what the stages hold, not whole images. The
- * sink is libjpeg-turbo, libwebp or libpng; AVIF (libavif + libaom, an instance of its own), which pulls the
- * rows a band at a time; or, for MozJPEG and oxipng, the RGBA image they take. Decoding and encoding interleave, so the time from the first
+ * sink is libjpeg-turbo, libwebp, libpng or libavif + libaom (which takes the rows a band of 64 at a time); or, for
+ * MozJPEG and oxipng, the RGBA image they take. Decoding and encoding interleave, so the time from the first
  * row to the output is `encode`; `decode` is reading the headers (and a lossy WebP's or an AVIF's planes).
  *
  * @example

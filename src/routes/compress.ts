@@ -4,13 +4,13 @@ import { limitsOf } from '../env'
 import { takeBodyBuffer } from '../lib/body-buffer'
 import { conversionSlot } from '../lib/slot'
 import { decodeImage, encodeImage, transcode } from '../pipeline/codec'
-import { checkAlphaPlane, checkInput } from '../pipeline/limits'
+import { checkAlphaPlane, checkInput, mayAnswerWithInput } from '../pipeline/limits'
 import { chooseOutput, formatCandidates } from '../pipeline/negotiate'
 import { checkRequestHead, parseRequest } from '../pipeline/parse'
 import { byteLength, type Encoded, type Outcome, respond } from '../pipeline/respond'
 import { convertRows } from '../pipeline/rows'
 import { readHeader, uprightSize } from '../pipeline/sniff'
-import { applyGeometry, fitToDecoded, flatten, hasTransparency, isIdentity, paddingColour, parseColour, planGeometry } from '../pipeline/transform'
+import { applyGeometry, fitToDecoded, flatten, hasTransparency, paddingColour, parseColour, planGeometry } from '../pipeline/transform'
 import { CODECS } from '../codecs/registry'
 import { decoderMemoryCap } from '../codecs/types'
 import { Stopwatch } from '../lib/stopwatch'
@@ -55,7 +55,7 @@ export const compress = new Hono<{ Bindings: Env } & ClientVariables>().post('/'
     const padding = paddingColour(CODECS[format].alpha, background)
 
     // never bigger: same format, same pixels, and no smaller? the input itself is the better answer
-    const unchanged = format === header.format && isIdentity(geometry, upright.width, upright.height) && header.orientation === 1
+    const unchanged = mayAnswerWithInput(plan)
 
     const clock = new Stopwatch()
     let output: Encoded | undefined
