@@ -683,7 +683,7 @@ function render(data) {
     ['load average (1 min) at start / end', `${fmt(meta.loadStart, 2)} / ${fmt(meta.loadEnd, 2)} (a shared machine: other test suites were running)`],
     ['Node', meta.versions.node],
     ['wrangler / workerd', `${meta.versions.wrangler} / ${meta.versions.workerd}`],
-    ['imgedge codecs', `${Object.entries(meta.versions.jsquash).map(([n, v]) => `@jsquash/${n} ${v}`).join(', ')}; wasm/lean (libjpeg-turbo 2.1.5, libwebp 1.5.0: every JPEG decode, every WebP encode, one-pass JPEG conversions)`],
+    ['imgedge codecs', `wasm/lean (MozJPEG 4.1.5, libwebp 1.5.0, libpng 1.6.39 with zlib 1.2.13, giflib 5.2.2, dav1d 1.5.1, libavif 1.4.2, libaom 3.12.1: every decode, every JPEG, WebP and AVIF encode, PNG where oxipng does not fit) and @jsquash/oxipng ${meta.versions.jsquash.oxipng}; the explorations below also run ${Object.entries(meta.versions.jsquash).filter(([n]) => n !== 'oxipng').map(([n, v]) => `@jsquash/${n} ${v}`).join(', ')}`],
     ['sharp', `${meta.versions.sharp} (libvips ${meta.versions.libvips}; mozjpeg ${meta.versions.sharpLibs.mozjpeg}, libwebp ${meta.versions.sharpLibs.webp}, libaom ${meta.versions.sharpLibs.aom}, libheif ${meta.versions.sharpLibs.heif}, libpng ${meta.versions.sharpLibs.png}, zlib-ng ${meta.versions.sharpLibs.zlib}); \`sharp.concurrency()\` = ${meta.versions.sharpConcurrency} (libvips threads per image), SIMD ${meta.versions.sharpSimd ? 'on' : 'off'}`],
     ['scores, load', `ssim.js ${meta.versions.ssim}, autocannon ${meta.versions.autocannon}`],
     ...(meta.reruns ?? []).map((r) => ['rerun since', `${r.date}: \`${r.command}\` (${r.cases.join(', ')}), merged into these results`]),

@@ -7,17 +7,14 @@
  * Memory is the binding limit of a Worker (128 MB per isolate) and WebAssembly memory never shrinks.
  * The lean codec (our own module) gets one instance per conversion over one memory per isolate, which
  * every conversion reuses (wasm/session.ts), so what it holds does not depend on the garbage collector.
- * The other codecs keep their own memory, so each heavy operation gets a *fresh* instance of them, used
- * once and dropped, instead of the codecs' module-level singletons that would stay at their high-water
- * mark for the life of the isolate; a dropped memory stays resident until V8 collects it. Instantiating
- * a compiled module costs well under a millisecond.
+ * oxipng, the one codec outside it, keeps its own memory: each encode gets a *fresh* instance, used once and
+ * dropped (a dropped memory stays resident until V8 collects it, so the plan lets oxipng take only small
+ * images), instead of the module-level singleton that would stay at its high-water mark for the life of
+ * the isolate. Instantiating a compiled module costs well under a millisecond.
  */
-import jpegEncModule from '@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm'
 import oxipngModule from '@jsquash/oxipng/codec/pkg/squoosh_oxipng_bg.wasm?module'
 import leanModule from './lean/lean.wasm'
 
-import jpegEncFactory from '@jsquash/jpeg/codec/enc/mozjpeg_enc.js'
-import type { MozJPEGModule as JpegEncoder } from '@jsquash/jpeg/codec/enc/mozjpeg_enc'
 import { MemoryCap } from './cap'
 import { sessionCodec } from './session'
 import './imagedata'
@@ -25,24 +22,8 @@ import './imagedata'
 export { MemoryCap }
 export { AVIF_WHOLE_PIXELS, LeanFailure, type LeanAvifSettings, type LeanCodec, type LeanJpegSettings } from './lean'
 
-type Factory<T> = (options: Record<string, unknown>) => Promise<T>
-
-/** A fresh Emscripten instance over an already-compiled module. */
-function emscripten<T>(factory: unknown, module: WebAssembly.Module): Promise<T> {
-  return (factory as Factory<T>)({
-    noInitialRun: true,
-    instantiateWasm(imports: WebAssembly.Imports, done: (instance: WebAssembly.Instance) => void) {
-      const instance = new WebAssembly.Instance(module, imports)
-      done(instance)
-      return instance.exports
-    },
-  })
-}
-
-export const jpegEncoder = () => emscripten<JpegEncoder>(jpegEncFactory, jpegEncModule)
-
 /**
- * The lean codec (libjpeg-turbo, libwebp, libpng, giflib, libavif with dav1d and libaom, row by row;
+ * The lean codec (MozJPEG, libwebp, libpng, giflib, libavif with dav1d and libaom, row by row;
  * wasm/lean.ts): inside a conversion
  * (withLeanSession), the conversion's one instance over the isolate's lean memory; elsewhere a fresh
  * instance whose memory stops at `cap`.

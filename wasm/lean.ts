@@ -1,5 +1,5 @@
 /**
- * The lean codec (wasm/lean/*.c, built by wasm/lean/build.sh): libjpeg-turbo, libwebp, libpng, giflib,
+ * The lean codec (wasm/lean/*.c, built by wasm/lean/build.sh): MozJPEG, libwebp, libpng, giflib,
  * libavif with dav1d and libaom, driven row by row. Its row pipeline (pipeline.c) pulls rows from a source (a
  * JPEG at a DCT-scaled size, a PNG or GIF read from the request body in place, a still WebP's planes, an AVIF's)
  * through the turn, crop, Lanczos3, padding and flattening into a sink (libjpeg-turbo, libwebp, libpng,
@@ -31,8 +31,8 @@ interface LeanExports {
   jd_to_yuv(orientation: number): void
   webp_encode(quality: number, method: number, lowMemory: number, lossless: number): number
   webp_encode_rgba(ptr: number, width: number, height: number, quality: number, method: number, lossless: number, lowMemory: number): number
-  jpeg_encode(ptr: number, width: number, height: number, channels: number, quality: number, progressive: number, optimize: number): number
-  jd_to_jpeg(orientation: number, quality: number, progressive: number, optimize: number): number
+  jpeg_encode(ptr: number, width: number, height: number, channels: number, quality: number, progressive: number, optimize: number, mozjpeg: number): number
+  jd_to_jpeg(orientation: number, quality: number, progressive: number, optimize: number, mozjpeg: number): number
   pd_open(ptr: number, len: number, maxWidth: number, maxHeight: number): number
   pd_width(): number
   pd_height(): number
@@ -59,7 +59,7 @@ interface LeanExports {
   px_height(): number
   px_alpha(): number
   px_to_rgba(): number
-  px_to_jpeg(quality: number, progressive: number, optimize: number): number
+  px_to_jpeg(quality: number, progressive: number, optimize: number, mozjpeg: number): number
   px_to_webp(lossless: number): number
   px_to_png(level: number, filters: number): number
   px_to_avif(quality: number, speed: number, flags: number): number
@@ -98,12 +98,22 @@ const AVIF_SHARP_YUV = 4
 /** Thrown from `write_output` to stop a sink whose file has reached the size it was to stay under. */
 class OutputReachedLimit extends Error {}
 
-/** libjpeg-turbo's JPEG settings, as the lean codec takes them. */
+/** The JPEG encoder's settings, as the lean codec takes them. */
 export interface LeanJpegSettings {
   quality: number
+  /** Progressive scans and optimised Huffman tables, for libjpeg-turbo's behaviour (MozJPEG's implies both). */
   progressive: boolean
   optimize: boolean
+  /**
+   * MozJPEG's own encoder (its JCP_MAX_COMPRESSION profile: trellis quantisation, ImageMagick's tables, progressive
+   * scans chosen by trial, deringing); `multipass` also trellis-quantises per scan. False: libjpeg-turbo's behaviour.
+   */
+  mozjpeg: false | 'trellis' | 'multipass'
 }
+
+const MOZJPEG_MODE = { false: 0, trellis: 1, multipass: 2 } as const
+const jpegArgs = ({ quality, progressive, optimize, mozjpeg }: LeanJpegSettings): [number, number, number, number] =>
+  [quality, progressive ? 1 : 0, optimize ? 1 : 0, MOZJPEG_MODE[`${mozjpeg}`]]
 
 const PAGE = 65536
 /** The size of the parts a sink's output is gathered in, in JS. */
@@ -288,15 +298,15 @@ export class LeanCodec {
   }
 
   /** Re-encode the started image as JPEG, upright; rows stream through when nothing turns. */
-  transcodeJpeg(orientation: number, { quality, progressive, optimize }: LeanJpegSettings): Uint8Array {
-    this.exports.jd_to_jpeg(orientation, quality, progressive ? 1 : 0, optimize ? 1 : 0)
+  transcodeJpeg(orientation: number, settings: LeanJpegSettings): Uint8Array {
+    this.exports.jd_to_jpeg(orientation, ...jpegArgs(settings))
     return this.output()
   }
 
-  /** Encode RGBA pixels (alpha ignored) as JPEG with libjpeg-turbo. */
-  encodeJpeg(image: ImageData, { quality, progressive, optimize }: LeanJpegSettings): Uint8Array {
+  /** Encode RGBA pixels (alpha ignored) as JPEG with MozJPEG. */
+  encodeJpeg(image: ImageData, settings: LeanJpegSettings): Uint8Array {
     const ptr = this.pixelsIn(image)
-    this.exports.jpeg_encode(ptr, image.width, image.height, 4, quality, progressive ? 1 : 0, optimize ? 1 : 0)
+    this.exports.jpeg_encode(ptr, image.width, image.height, 4, ...jpegArgs(settings))
     this.exports.lean_free(ptr)
     return this.output()
   }
@@ -391,9 +401,9 @@ export class LeanCodec {
     return { width: this.exports.px_width(), height: this.exports.px_height(), alpha: this.exports.px_alpha() !== 0 }
   }
 
-  /** Sink: every row into libjpeg-turbo's compressor (grey rows as a greyscale JPEG). */
-  rowsToJpeg({ quality, progressive, optimize }: LeanJpegSettings): Uint8Array {
-    this.exports.px_to_jpeg(quality, progressive ? 1 : 0, optimize ? 1 : 0)
+  /** Sink: every row into MozJPEG's compressor (grey rows as a greyscale JPEG). */
+  rowsToJpeg(settings: LeanJpegSettings): Uint8Array {
+    this.exports.px_to_jpeg(...jpegArgs(settings))
     return this.output()
   }
 

@@ -117,7 +117,7 @@ export const MEMORY_MODEL = {
    * The resampler holds its ring (`ringMiB`). The sink, fixed MiB plus MiB per output MP: libjpeg-turbo
    * (progressive or optimised tables: its coefficients; baseline with standard tables: a band of rows), libwebp (with its token buffer, or in low-memory mode) (planes and working memory; lossless in
    * place of lossy as `webpLosslessEncode`), libpng (the output, written out to JS as it goes), a band of
-   * rows with libavif + libaom's planes and state (`encode.avif` or `avifGrid`), or the RGBA image for MozJPEG and oxipng; an encoder outside the lean
+   * rows with libavif + libaom's planes and state (`encode.avif` or `avifGrid`), or the RGBA image for oxipng; an encoder outside the lean
    * codec has its own term (`encode`), counted as `other`.
    */
   rows: {
@@ -143,6 +143,13 @@ export const MEMORY_MODEL = {
     sink: {
       jpeg: { baseMiB: 2, perMP: 3.4 },
       jpegBaseline: { baseMiB: 2, perMP: 0.8 },
+      /**
+       * MozJPEG's trellis (scans chosen by trial): the quantised coefficients as libjpeg-turbo keeps them and an
+       * unquantised copy that the trellis passes quantise again, about 3 MiB per MP more; multipass trellis 0.4
+       * more (lean memory after a 12 MP JPEG: 42.9 MiB without trellis, 78.5 with, 82.9 multipass). Fitted to
+       * workerd: a 3840x2160 screenshot PNG to JPEG 74.3 MiB, a 12 MP JPEG to JPEG 96.5.
+       */
+      mozjpeg: { baseMiB: 2, perMP: 6.7 },
       webp: { baseMiB: 10, perMP: 3.7 },
       webpLowMemory: { baseMiB: 10, perMP: 2 },
       png: { baseMiB: 2, perMP: 3.3 },
@@ -167,13 +174,13 @@ export interface ConversionPlan {
   format: OutputFormat
   route: Route
   /**
-   * The `rows` route's sink: a lean encoder (libjpeg-turbo, libwebp, libpng, libavif + libaom) that takes the
-   * rows, or the whole RGBA image for MozJPEG and oxipng.
+   * The `rows` route's sink: a lean encoder (MozJPEG, libwebp, libpng, libavif + libaom) that takes the
+   * rows, or the whole RGBA image for oxipng.
    */
   sink: 'lean' | 'rgba'
   /** Decode scale in eighths (8: full size): a JPEG's DCT scale or a still WebP's rescale; other formats always 8. */
   scale: number
-  /** JPEG output through libjpeg-turbo instead of MozJPEG (see EncodeSettings). */
+  /** JPEG output with libjpeg-turbo's behaviour (MozJPEG's fastest profile) instead of MozJPEG's trellis (see EncodeSettings). */
   turbo: boolean
   /** Pixels the decoder produces: the input's, or fewer for a DCT-scaled JPEG. */
   decodedPixels: number
@@ -209,8 +216,8 @@ export interface ConversionPlan {
 /**
  * Step 3, the plan: what one conversion will decode, at what size, by which route and encoder. The
  * same-size passes first (see Route); then, for a JPEG, PNG or still WebP, the row pipeline, a JPEG or
- * WebP decoded at the scale chosen for the resize (see decodeScale), into libwebp, into MozJPEG (from
- * effort 3, where it fits: smaller files than libjpeg-turbo at the same quality) or else libjpeg-turbo,
+ * WebP decoded at the scale chosen for the resize (see decodeScale), into libwebp, into MozJPEG's trellis (from
+ * effort 3, where it fits: smaller files than libjpeg-turbo at the same quality) or else its libjpeg-turbo profile,
  * and into oxipng (from effort 1, where it fits: smaller files) or else libpng row by row; libavif takes the
  * rows a band of 64 at a time. Other inputs go through whole RGBA pixels, MozJPEG before libjpeg-turbo.
  *
@@ -238,13 +245,16 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
     lowMemoryWebp: false,
   })
   const fits = (plan: ConversionPlan) => estimateMiB(plan, leanResidentMiB) <= limits.memoryBudgetMiB
+  const rows = (scale: number, sink: ConversionPlan['sink'], turbo = false): ConversionPlan => ({ ...at(scale, turbo), route: 'rows', sink })
+  // MozJPEG's trellis only where it keeps the isolate's lean memory small (see MOZJPEG_MAX_MIB).
+  const fitsMozjpeg = (plan: ConversionPlan) => fits(plan) && estimateMiB(plan) <= MOZJPEG_MAX_MIB
   const upright = uprightSize(header)
   const sameSize = isIdentity(geometry, upright.width, upright.height)
-  // Effort 0-2 asks for speed: libjpeg-turbo, as sharp's default JPEG, instead of MozJPEG's trellis.
+  // Effort 0-2 asks for speed: libjpeg-turbo's behaviour, as sharp's default JPEG, instead of MozJPEG's trellis.
   const fast = format === 'jpeg' && settings.effort <= 2
   if (header.format === 'jpeg' && sameSize) {
     if (format === 'webp' && !settings.lossless && header.orientation > 1) return { ...at(8), route: 'jpeg-to-webp' }
-    if (format === 'jpeg' && (fast || !fits(at(8)))) return { ...at(8), route: 'jpeg-to-jpeg' }
+    if (format === 'jpeg' && (fast || !fitsMozjpeg(rows(8, 'lean')))) return { ...at(8), route: 'jpeg-to-jpeg' }
   }
   if (header.format === 'webp' && sameSize && header.orientation === 1 && header.frames === 1 && !header.hasAlpha && !header.lossless) {
     if (format === 'webp' && !settings.lossless) return { ...at(8), route: 'webp-to-webp' }
@@ -252,18 +262,18 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
   const shrinks = (header.format === 'jpeg' || (header.format === 'webp' && header.frames === 1)) && !sameSize
   const [first, last] = shrinks ? [decodeScale(geometry, 1.25), decodeScale(geometry, 1)] : [8, 8]
   const scales = DECODE_SCALES.filter((s) => s <= first && s >= last)
-  // The row pipeline, for the sources it has: the lean encoders take rows, and an encoder outside the
-  // lean codec its RGBA (MozJPEG from effort 3 and oxipng where they fit: their files are smaller).
+  // The row pipeline, for the sources it has: the lean encoders take rows, and oxipng, outside the lean
+  // codec, the RGBA image (where it fits: its files are smaller).
   if (hasRowSource(header)) {
-    const rows = (scale: number, sink: ConversionPlan['sink'], turbo = false): ConversionPlan => ({ ...at(scale, turbo), route: 'rows', sink })
     if (format === 'webp') {
       const webp = rows(first, 'lean')
       return fits(webp) || settings.lossless ? webp : { ...webp, lowMemoryWebp: true }
     }
     if (format === 'jpeg') {
-      // libjpeg-turbo progressive or with optimised tables keeps every coefficient; baseline with standard tables a band of rows.
+      // MozJPEG, or libjpeg-turbo's behaviour progressive or with optimised tables, keeps every coefficient;
+      // baseline with standard tables a band of rows.
       const turbo = rows(first, 'lean', true)
-      return (!fast && scales.map((scale) => rows(scale, 'rgba')).find(fits)) || (fits(turbo) ? turbo : { ...turbo, bufferedJpeg: false })
+      return (!fast && scales.map((scale) => rows(scale, 'lean')).find(fitsMozjpeg)) || (fits(turbo) ? turbo : { ...turbo, bufferedJpeg: false })
     }
     if (format === 'png') return (settings.effort >= OXIPNG_FROM_EFFORT && [rows(8, 'rgba')].find(fits)) || rows(8, 'lean')
     return scales.map((scale) => rows(scale, 'lean')).find(fits) ?? rows(last, 'lean')
@@ -272,11 +282,20 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
   // frames), the DCT or rescaler scale that leaves Lanczos3 a factor of 1.25 or, when that does not fit
   // the budget, smaller ones down to the output size itself; at each, MozJPEG before libjpeg-turbo.
   for (const scale of scales) {
-    if (!fast && fits(at(scale))) return at(scale)
+    if (!fast && (format === 'jpeg' ? fitsMozjpeg : fits)(at(scale))) return at(scale)
     if (format === 'jpeg' && fits(at(scale, true))) return at(scale, true)
   }
   return at(last, format === 'jpeg')
 }
+
+/**
+ * The largest estimate (MiB, first request) at which JPEG output takes MozJPEG's trellis rather than its
+ * libjpeg-turbo profile: the trellis keeps an unquantised copy of every coefficient (about 3 MiB per MP more), and
+ * the lean memory a conversion grows stays with the isolate. A 12 MP JPEG to JPEG with the trellis fits the budget
+ * (96 MiB measured) but left 16 clients at 170 MiB over idle (npm run memory:steady) against 138-148 without it.
+ * 80 lets it take up to about 8 MP of output (a 3840x2160 screenshot: 75 MiB measured, 79 estimated).
+ */
+export const MOZJPEG_MAX_MIB = 80
 
 /**
  * Whether the row pipeline reads this input (wasm/lean/pipeline.c has a source for every input format): any
@@ -314,7 +333,7 @@ export function estimateParts(plan: ConversionPlan): { lean: number; other: numb
   const resize = plan.resized ? m.resize.baseMiB + m.resize.inputPerMP * (plan.cropPixels / 1e6) * (plan.decodedPixels / (plan.header.width * plan.header.height)) + m.resize.outputPerMP * outMP + plan.ringMiB : 0
   const encoder = plan.turbo ? m.turboJpegEncode : plan.format === 'webp' && plan.lossless ? m.webpLosslessEncode : encoderTerm(plan)
   // Every input is decoded by the lean codec, into the conversion's lean memory (wasm/session.ts).
-  const leanEncode = plan.turbo || plan.format === 'webp' || plan.format === 'avif'
+  const leanEncode = plan.format !== 'png'
   const touchedInJs = plan.padded || (format !== 'jpeg' && plan.header.orientation > 1) || (plan.format === 'jpeg' && plan.header.hasAlpha !== false)
   // Lossless WebP's term was fitted on pixels handed over already.
   const handedOver = leanEncode && !touchedInJs && !(plan.format === 'webp' && plan.lossless)
@@ -372,6 +391,7 @@ function rowsParts(plan: ConversionPlan, progressive: number): { lean: number; o
     plan.sink === 'rgba' ? r.sink.rgba
     : avif ? { baseMiB: r.sink.avifBand.baseMiB + avif.baseMiB, perMP: r.sink.avifBand.perMP + avif.perMP }
     : plan.format === 'webp' && plan.lossless ? m.webpLosslessEncode
+    : plan.format === 'jpeg' && !plan.turbo ? r.sink.mozjpeg
     : plan.format === 'jpeg' && !plan.bufferedJpeg ? r.sink.jpegBaseline
     : plan.format === 'webp' && plan.lowMemoryWebp ? r.sink.webpLowMemory
     : r.sink[plan.format as 'jpeg' | 'webp' | 'png']

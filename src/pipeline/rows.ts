@@ -1,6 +1,6 @@
 import type { LeanCodec } from '../../wasm'
 import { avifSettings } from '../codecs/avif'
-import { turboJpegSettings } from '../codecs/jpeg'
+import { mozJpegSettings, turboJpegSettings } from '../codecs/jpeg'
 import { pngRowSettings } from '../codecs/png'
 import { CODECS, type OutputFormat } from '../codecs/registry'
 import { libwebpSettings } from '../codecs/webp'
@@ -28,8 +28,8 @@ export interface RowsResult {
  * `rows`: the source (a JPEG at its DCT scale, a PNG, a still WebP, a GIF's first frame, an AVIF), then the EXIF turn, the crop, the
  * Lanczos3 resample, the padding and, for a format without alpha, the flattening, then the sink. Rows
  * are pulled through one at a time, so what is held is what the stages hold, not whole images. The
- * sink is libjpeg-turbo, libwebp, libpng or libavif + libaom (which takes the rows a band of 64 at a time); or, for
- * MozJPEG and oxipng, the RGBA image they take. Decoding and encoding interleave, so the time from the first
+ * sink is MozJPEG, libwebp, libpng or libavif + libaom (which takes the rows a band of 64 at a time); or, for
+ * oxipng, the RGBA image it takes. Decoding and encoding interleave, so the time from the first
  * row to the output is `encode`; `decode` is reading the headers (and a lossy WebP's or an AVIF's planes).
  *
  * @example
@@ -106,18 +106,21 @@ function addTransforms(
 }
 
 /**
- * The lean sinks (a JPEG with its coefficients buffered or not, and a WebP in low-memory mode, as the plan says); `checkAlpha` hears, before a lossy WebP is
+ * The lean sinks (MozJPEG, or libjpeg-turbo's behaviour with its coefficients buffered or not, and a WebP in low-memory mode, as the plan says); `checkAlpha` hears, before a lossy WebP is
  * encoded, whether it needs an alpha plane. libpng, which writes its file out as it goes, stops at `giveUpAt` bytes (undefined).
  */
 function encodeRows(
   lean: LeanCodec,
   format: OutputFormat,
   settings: EncodeSettings,
-  { bufferedJpeg: buffered, lowMemoryWebp: lowMemory }: ConversionPlan,
+  { turbo, bufferedJpeg: buffered, lowMemoryWebp: lowMemory }: ConversionPlan,
   giveUpAt: number,
   checkAlpha: (transparent: boolean) => void,
 ): Encoded | undefined {
-  if (format === 'jpeg') return lean.rowsToJpeg(buffered ? turboJpegSettings(settings) : { quality: settings.quality, progressive: false, optimize: false })
+  if (format === 'jpeg') {
+    if (!turbo) return lean.rowsToJpeg(mozJpegSettings(settings))
+    return lean.rowsToJpeg(buffered ? turboJpegSettings(settings) : { quality: settings.quality, progressive: false, optimize: false, mozjpeg: false })
+  }
   if (format === 'png') {
     const { level, filters } = pngRowSettings(settings.effort)
     return lean.rowsToPng(level, filters, giveUpAt)

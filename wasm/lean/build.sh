@@ -6,7 +6,7 @@
 #   bash wasm/lean/build.sh trace   # .cache/lean-build/lean-trace.wasm: reports each allocation of 64 KiB
 #                                   # or more with its callers (scripts/avif-compare.mjs --wasm ...)
 #
-# Sources: libjpeg-turbo 2.1.5, libwebp 1.5.0, libpng 1.6.39, zlib 1.2.13, giflib 5.2.2, dav1d 1.5.1, libavif 1.4.2 and
+# Sources: MozJPEG 4.1.5 (a pinned commit: Debian does not package it), libwebp 1.5.0, libpng 1.6.39, zlib 1.2.13, giflib 5.2.2, dav1d 1.5.1, libavif 1.4.2 and
 # libaom 3.12.1, the release tarballs as Debian ships them, checked against the SHA-256 below. Toolchain: Debian's
 # clang 14, wasm-ld, wasi-libc and cmake (installed with apt when missing and running as root). Output: a WASI "reactor" that imports its memory (so each
 # instance's maximum is set from JS) and exports the functions of lean.c.
@@ -16,7 +16,6 @@ root="$(cd "$here/../.." && pwd)"
 work="$root/.cache/lean-build"
 
 sources=(
-  "libj/libjpeg-turbo/libjpeg-turbo_2.1.5.orig.tar.gz 254f3642b04e309fee775123133c6464181addc150499561020312ec61c1bf7c"
   "libw/libwebp/libwebp_1.5.0.orig.tar.gz 7d6fab70cf844bf6769077bd5d7a74893f8ffd4dfb42861745750c63c2a5c92c"
   "libp/libpng1.6/libpng1.6_1.6.39.orig.tar.gz a00e9d2f2f664186e4202db9299397f851aea71b36a35e74910b8820e380d441"
   "z/zlib/zlib_1.2.13.dfsg.orig.tar.bz2 71feb7947e3c00ef125f83b79a4e529bde31171e5babe48b391f06758d1ab0a1"
@@ -40,8 +39,14 @@ cd "$work"
 # shellcheck source=../sources.sh
 source "$root/wasm/sources.sh"
 fetch_sources "${sources[@]}"
+# MozJPEG 4.1.5 (libjpeg-turbo 2.1 with trellis quantisation and scan optimisation), tag v4.1.5.
+fetch_commit "mozilla/mozjpeg 6c9f0897afa1c2738d7222a0a9ab49e8b536a267 13017ca838178c57f3de6bc705d785ff3b794c50f3312674d1b11b84681e8298"
 
-jpeg="$work/libjpeg-turbo-2.1.5"
+jpeg="$work/mozjpeg-6c9f0897afa1c2738d7222a0a9ab49e8b536a267"
+# MozJPEG keeps an unquantised copy of every coefficient beside the quantised ones whenever it buffers them
+# (progressive or optimised tables), though only trellis quantisation reads it: without trellis (libjpeg-turbo's
+# behaviour, effort 0-2 and where MozJPEG does not fit), not allocating it halves the buffer, as in libjpeg-turbo.
+grep -q 'imgedge: no unquantised copy' "$jpeg/jccoefct.c" || patch -s -d "$jpeg" -p1 < "$here/mozjpeg-no-unquantised-copy.patch"
 webp="$work/libwebp-1.5.0"
 png="$work/libpng-1.6.39"
 zlib="$work/zlib-1.2.13.dfsg"
@@ -50,12 +55,12 @@ dav1d="$work/dav1d-1.5.1"
 avif="$work/libavif-1.4.2"
 aom="$work/aom-3.12.1"
 
-# The headers libjpeg-turbo's CMake would generate, for an 8-bit build without SIMD, with arithmetic coding.
-sed -e 's/@JPEG_LIB_VERSION@/62/' -e 's/@VERSION@/2.1.5/' -e 's/@LIBJPEG_TURBO_VERSION_NUMBER@/2001005/' \
+# The headers MozJPEG's CMake would generate, for an 8-bit build without SIMD, with arithmetic coding.
+sed -e 's/@JPEG_LIB_VERSION@/62/' -e 's/@VERSION@/4.1.5/' -e 's/@LIBJPEG_TURBO_VERSION_NUMBER@/4001005/' \
     -e 's/@BITS_IN_JSAMPLE@/8/' -e 's/#cmakedefine \(MEM_SRCDST\|C_ARITH_CODING\|D_ARITH_CODING\)_SUPPORTED 1/#define \1_SUPPORTED 1/' \
     -e 's/#cmakedefine .*//' "$jpeg/jconfig.h.in" > "$jpeg/jconfig.h"
 sed -e 's/@BUILD@/imgedge/' -e 's/@INLINE@/__inline__ __attribute__((always_inline))/' -e 's/@THREAD_LOCAL@//' \
-    -e 's/@CMAKE_PROJECT_NAME@/libjpeg-turbo/' -e 's/@VERSION@/2.1.5/' -e 's/@SIZE_T@/4/' \
+    -e 's/@CMAKE_PROJECT_NAME@/mozjpeg/' -e 's/@VERSION@/4.1.5/' -e 's/@SIZE_T@/4/' \
     -e 's/#cmakedefine HAVE_BUILTIN_CTZL/#define HAVE_BUILTIN_CTZL/' -e 's/#cmakedefine .*//' \
     "$jpeg/jconfigint.h.in" > "$jpeg/jconfigint.h"
 sed -e 's/@COPYRIGHT_YEAR@/2023/' "$jpeg/jversion.h.in" > "$jpeg/jversion.h"
@@ -65,7 +70,7 @@ sed -e 's/@COPYRIGHT_YEAR@/2023/' "$jpeg/jversion.h.in" > "$jpeg/jversion.h"
 # which throws out of the instance).
 sed -e '/^#define PNG_\(SETJMP\|SIMPLIFIED_[A-Z_]*\)_SUPPORTED$/d' "$png/scripts/pnglibconf.h.prebuilt" > "$png/pnglibconf.h"
 
-jpeg_sources="jcapimin jcapistd jccoefct jccolor jcdctmgr jchuff jcicc jcinit jcmainct jcmarker jcmaster
+jpeg_sources="jcapimin jcapistd jccoefct jccolor jcdctmgr jcext jchuff jcicc jcinit jcmainct jcmarker jcmaster
   jcomapi jcparam jcphuff jcprepct jcsample jdapimin jdapistd jdatadst jdatasrc jdcoefct jdcolor jddctmgr
   jdhuff jdicc jdinput jdmainct jdmarker jdmaster jdmerge jdphuff jdpostct jdsample jerror jfdctint
   jidctint jidctred jutils jmemmgr jmemnobs jsimd_none jquant1 jquant2 jfdctflt jfdctfst jidctflt jidctfst jaricom jcarith jdarith"
@@ -165,8 +170,9 @@ wasm-ld-14 --no-entry --import-memory --initial-memory=2097152 -z stack-size=524
   --gc-sections --strip-all --lto-O3 --export=_initialize "$objects"/*.o "${link[@]}" -o "$here/lean.wasm"
 # The binary carries these libraries: their licence texts go with it.
 mkdir -p "$here/licenses"
-cp "$jpeg/LICENSE.md" "$here/licenses/libjpeg-turbo-LICENSE.md"
-cp "$jpeg/README.ijg" "$here/licenses/libjpeg-turbo-README.ijg"
+rm -f "$here/licenses/libjpeg-turbo-LICENSE.md" "$here/licenses/libjpeg-turbo-README.ijg"
+cp "$jpeg/LICENSE.md" "$here/licenses/mozjpeg-LICENSE.md"
+cp "$jpeg/README.ijg" "$here/licenses/mozjpeg-README.ijg"
 cp "$webp/COPYING" "$here/licenses/libwebp-COPYING"
 cp "$webp/PATENTS" "$here/licenses/libwebp-PATENTS"
 cp "$png/LICENSE" "$here/licenses/libpng-LICENSE"

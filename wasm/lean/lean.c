@@ -1,5 +1,6 @@
 /*
- * imgedge's lean codec, its JPEG and WebP encoding side: libjpeg-turbo and libwebp in one WebAssembly
+ * imgedge's lean codec, its JPEG and WebP encoding side: MozJPEG (libjpeg-turbo with trellis quantisation)
+ * and libwebp in one WebAssembly
  * module (with libpng: png.c, sink_png.c; libwebp's decoder: webp_dec.c), driven row by row so that a
  * large photo never exists as a whole RGBA buffer. The row pipeline (pipeline.c) pulls rows through
  * transforms into the sinks here (jpeg_sink, webp_sink); this file also has the JPEG source (jpeg_rows)
@@ -443,7 +444,13 @@ EXPORT(webp_encode_rgba) size_t webp_encode_rgba(uint8_t *rgba, int width, int h
 static struct jpeg_compress_struct out;
 static unsigned long out_size;
 
-static void start_compress(int width, int height, int components, J_COLOR_SPACE space, int quality, int progressive, int optimize) {
+/*
+ * `mozjpeg`: 0 for libjpeg-turbo's behaviour (MozJPEG's JCP_FASTEST profile: standard tables, no trellis);
+ * 1 for MozJPEG's own (JCP_MAX_COMPRESSION: ImageMagick's tables, trellis quantisation, progressive scans
+ * chosen by trial, optimised Huffman tables, deringing), then `progressive` and `optimize` are implied;
+ * 2 adds trellis quantisation that looks at the progressive scans (slower, a little smaller).
+ */
+static void start_compress(int width, int height, int components, J_COLOR_SPACE space, int quality, int progressive, int optimize, int mozjpeg) {
   out.err = error_manager();
   jpeg_create_compress(&out);
   output = NULL;
@@ -453,11 +460,16 @@ static void start_compress(int width, int height, int components, J_COLOR_SPACE 
   out.image_height = (JDIMENSION)height;
   out.input_components = components;
   out.in_color_space = space;
+  jpeg_c_set_int_param(&out, JINT_COMPRESS_PROFILE, mozjpeg ? JCP_MAX_COMPRESSION : JCP_FASTEST);
   jpeg_set_defaults(&out);
+  if (mozjpeg) {
+    jpeg_c_set_bool_param(&out, JBOOLEAN_USE_SCANS_IN_TRELLIS, mozjpeg > 1 ? TRUE : FALSE);
+  } else {
+    out.optimize_coding = optimize ? TRUE : FALSE;
+    if (progressive) jpeg_simple_progression(&out);
+  }
   jpeg_set_quality(&out, quality, TRUE);
-  out.optimize_coding = optimize ? TRUE : FALSE;
   out.dct_method = JDCT_ISLOW;
-  if (progressive) jpeg_simple_progression(&out);
   jpeg_start_compress(&out, TRUE);
 }
 
@@ -470,11 +482,11 @@ static size_t finish_compress(void) {
 
 /**
  * Encode `width` x `height` pixels of `channels` (1 gray, 3 RGB, 4 RGBA with the alpha ignored) bytes each,
- * at `pixels`, as JPEG (libjpeg-turbo, 4:2:0, standard tables). Returns the size.
+ * at `pixels`, as JPEG (4:2:0; `mozjpeg` as for start_compress). Returns the size.
  */
-EXPORT(jpeg_encode) size_t jpeg_encode(const uint8_t *pixels, int width, int height, int channels, int quality, int progressive, int optimize) {
+EXPORT(jpeg_encode) size_t jpeg_encode(const uint8_t *pixels, int width, int height, int channels, int quality, int progressive, int optimize, int mozjpeg) {
   const J_COLOR_SPACE space = channels == 4 ? JCS_EXT_RGBA : channels == 3 ? JCS_RGB : JCS_GRAYSCALE;
-  start_compress(width, height, channels, space, quality, progressive, optimize);
+  start_compress(width, height, channels, space, quality, progressive, optimize, mozjpeg);
   while (out.next_scanline < out.image_height) {
     JSAMPROW row = (JSAMPROW)(pixels + (size_t)out.next_scanline * width * channels);
     jpeg_write_scanlines(&out, &row, 1);
@@ -487,16 +499,16 @@ EXPORT(jpeg_encode) size_t jpeg_encode(const uint8_t *pixels, int width, int hei
  * decompressor into the compressor; with one, the decoded image is held once (3 B/px) and read in
  * upright order. A grayscale source stays grayscale.
  */
-EXPORT(jd_to_jpeg) size_t jd_to_jpeg(int orientation, int quality, int progressive, int optimize) {
+EXPORT(jd_to_jpeg) size_t jd_to_jpeg(int orientation, int quality, int progressive, int optimize, int mozjpeg) {
   const int w = (int)in.output_width, h = (int)in.output_height, c = in.output_components;
   const Placement p = placement(orientation, w, h);
   if (!upright(orientation)) {
     uint8_t *pixels = jd_decode(orientation);
-    size_t size = jpeg_encode(pixels, p.width, p.height, c, quality, progressive, optimize);
+    size_t size = jpeg_encode(pixels, p.width, p.height, c, quality, progressive, optimize, mozjpeg);
     free(pixels);
     return size;
   }
-  start_compress(w, h, c, c == 1 ? JCS_GRAYSCALE : JCS_RGB, quality, progressive, optimize);
+  start_compress(w, h, c, c == 1 ? JCS_GRAYSCALE : JCS_RGB, quality, progressive, optimize, mozjpeg);
   JSAMPROW row = lean_alloc((size_t)w * c);
   while (in.output_scanline < in.output_height) {
     jpeg_read_scanlines(&in, &row, 1);
@@ -508,12 +520,12 @@ EXPORT(jd_to_jpeg) size_t jd_to_jpeg(int orientation, int quality, int progressi
 }
 
 /**
- * Pull every row of `in` (opaque: flattened before, when it had alpha) into libjpeg-turbo's compressor:
+ * Pull every row of `in` (opaque: flattened before, when it had alpha) into MozJPEG's compressor:
  * grey rows as a greyscale JPEG, others as YCbCr 4:2:0. Returns the size; the bytes are at lean_output().
  */
-size_t jpeg_sink(Rows *in, int quality, int progressive, int optimize) {
+size_t jpeg_sink(Rows *in, int quality, int progressive, int optimize, int mozjpeg) {
   const int grey = in->grey;
-  start_compress(in->width, in->height, grey ? 1 : 4, grey ? JCS_GRAYSCALE : JCS_EXT_RGBA, quality, progressive, optimize);
+  start_compress(in->width, in->height, grey ? 1 : 4, grey ? JCS_GRAYSCALE : JCS_EXT_RGBA, quality, progressive, optimize, mozjpeg);
   JSAMPROW packed = grey ? lean_alloc((size_t)in->width) : NULL;
   while (out.next_scanline < out.image_height) {
     const uint8_t *row = in->next(in);

@@ -20,7 +20,7 @@ void lean_set_output(uint8_t *bytes, size_t size);
 /* The encoder's picture (lean.c), allocated as YUV 4:2:0 planes of `width` x `height`, for a decoder to fill. */
 struct WebPPicture *lean_yuv_picture(int width, int height);
 
-/* libjpeg-turbo: `width` x `height` pixels of `channels` bytes each as JPEG (lean.c). Returns the size. */
-size_t jpeg_encode(const uint8_t *pixels, int width, int height, int channels, int quality, int progressive, int optimize);
+/* MozJPEG: `width` x `height` pixels of `channels` bytes each as JPEG (lean.c). Returns the size. */
+size_t jpeg_encode(const uint8_t *pixels, int width, int height, int channels, int quality, int progressive, int optimize, int mozjpeg);
 
 #endif

@@ -246,7 +246,7 @@ EXPORT(px_alpha) int px_alpha(void) { return built()->alpha; }
 
 /** The whole image as RGBA (for the encoders outside the lean codec); JS reads it in place. */
 EXPORT(px_to_rgba) uint8_t *px_to_rgba(void) { return rows_collect(take()); }
-EXPORT(px_to_jpeg) size_t px_to_jpeg(int quality, int progressive, int optimize) { return jpeg_sink(take(), quality, progressive, optimize); }
+EXPORT(px_to_jpeg) size_t px_to_jpeg(int quality, int progressive, int optimize, int mozjpeg) { return jpeg_sink(take(), quality, progressive, optimize, mozjpeg); }
 /** Fills the WebP encoder's picture (webp_encode encodes it); returns 1 if any pixel is transparent. */
 EXPORT(px_to_webp) int px_to_webp(int lossless) { return webp_sink(take(), lossless); }
 EXPORT(px_to_png) size_t px_to_png(int level, int filters) { return png_sink(take(), level, filters); }

@@ -41,7 +41,7 @@ Rows *rows_flatten(Rows *in, const uint8_t background[3]);
 
 /* Sinks: they read every row of `in`, then close it. */
 uint8_t *rows_collect(Rows *in);                                              /* whole RGBA image */
-size_t jpeg_sink(Rows *in, int quality, int progressive, int optimize);      /* lean.c */
+size_t jpeg_sink(Rows *in, int quality, int progressive, int optimize, int mozjpeg); /* lean.c */
 int webp_sink(Rows *in, int lossless);                                       /* lean.c: fills the encoder's picture; returns 1 if transparent */
 size_t png_sink(Rows *in, int level, int filters);                           /* sink_png.c */
 size_t avif_sink(Rows *in, int quality, int speed, int flags);               /* sink_avif.c: flags as ae_start's */
