@@ -165,9 +165,11 @@ fi
 
 # Linked by wasm-ld itself: the clang driver would run any wasm-opt on PATH (Emscripten's is) without
 # the SIMD feature flag, and fail. The stack comes first, so an overflow traps instead of writing over
-# static data; libaom keeps some large blocks on the stack.
+# static data; libaom keeps some large blocks on the stack. The stack pointer and the heap's start are
+# exported so that wasm/lean.ts can reset one instance to its state at instantiation between conversions.
 wasm-ld-14 --no-entry --import-memory --initial-memory=2097152 -z stack-size=524288 --stack-first \
-  --gc-sections --strip-all --lto-O3 --export=_initialize "$objects"/*.o "${link[@]}" -o "$here/lean.wasm"
+  --gc-sections --strip-all --lto-O3 --export=_initialize --export=__stack_pointer --export=__heap_base \
+  "$objects"/*.o "${link[@]}" -o "$here/lean.wasm"
 # The binary carries these libraries: their licence texts go with it.
 mkdir -p "$here/licenses"
 rm -f "$here/licenses/libjpeg-turbo-LICENSE.md" "$here/licenses/libjpeg-turbo-README.ijg"
