@@ -5,8 +5,8 @@
  * already-compiled `WebAssembly.Module` (wrangler's CompiledWasm rule) and instantiated here.
  *
  * Memory is the binding limit of a Worker (128 MB per isolate) and WebAssembly memory never shrinks.
- * The lean codec (our own module) gets one instance per conversion over one memory per isolate, which
- * every conversion reuses (wasm/session.ts), so what it holds does not depend on the garbage collector.
+ * The lean codec (our own module) has one instance over one memory per isolate, reset for every
+ * conversion (wasm/session.ts), so what it holds does not depend on the garbage collector.
  * oxipng, the one codec outside it, keeps its own memory: each encode gets a *fresh* instance, used once and
  * dropped (a dropped memory stays resident until V8 collects it, so the plan lets oxipng take only small
  * images), instead of the module-level singleton that would stay at its high-water mark for the life of
