@@ -7,12 +7,16 @@
  * largest body seen (at most MAX_INPUT_BYTES) and never shrinks, like the lean memory.
  *
  * What a conversion hands on after its slot (the answer) must not be a view of it: the next body would
- * overwrite it.
+ * overwrite it. A buffer grown past KEEP_BYTES for one large body is freed when its conversion ends
+ * (`endBodyBuffer`), so an isolate does not keep a 21 MiB photo PNG's room for the photos that follow.
  *
  * @example
  * let buffer = bodyBuffer(declaredLength)
  */
 let shared = new Uint8Array(0)
+
+/** The largest body buffer kept from one conversion to the next (a 12 MP phone JPEG is 2-5 MiB). */
+const KEEP_BYTES = 8 * 2 ** 20
 
 /** A buffer of at least `size` bytes, keeping the first `keep` bytes of the one handed out before. */
 export function bodyBuffer(size: number, keep = 0): Uint8Array {
@@ -41,4 +45,19 @@ export function adoptBodyBuffer(moved: ArrayBuffer): Uint8Array {
 export function takeBodyBuffer(body: Uint8Array): Uint8Array {
   if (body.buffer === shared.buffer) shared = new Uint8Array(0)
   return body
+}
+
+/**
+ * The conversion that read a body is over: a buffer larger than KEEP_BYTES is given back now. Transferring
+ * its memory to an empty ArrayBuffer detaches it, which frees it at once; dropping it would leave it to V8's
+ * next full collection.
+ *
+ * @example
+ * try { await convert() } finally { endBodyBuffer() }
+ */
+export function endBodyBuffer(): void {
+  if (shared.length <= KEEP_BYTES) return
+  const large = shared.buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer }
+  shared = new Uint8Array(0)
+  large.transfer?.(0)
 }

@@ -1,7 +1,7 @@
 import { Hono } from 'hono'
 import { leanResidentMiB, releaseLeanMemory, withLeanSession } from '../../wasm'
 import { limitsOf } from '../env'
-import { takeBodyBuffer } from '../lib/body-buffer'
+import { endBodyBuffer, takeBodyBuffer } from '../lib/body-buffer'
 import { conversionSlot } from '../lib/slot'
 import { decodeImage, encodeImage, transcode } from '../pipeline/codec'
 import { checkAlphaPlane, checkInput, mayAnswerWithInput } from '../pipeline/limits'
@@ -111,7 +111,8 @@ export const compress = new Hono<{ Bindings: Env } & ClientVariables>().post('/'
       filename,
     }
     return { outcome, wantsJson }
-  }), limits.queueTimeoutMs)
+    // A large body's buffer is freed as the slot is given up (src/lib/body-buffer.ts).
+  }).finally(endBodyBuffer), limits.queueTimeoutMs)
 
   // 7. respond
   return respond(c, outcome, wantsJson)
