@@ -8,7 +8,16 @@ export const turboJpegSettings = ({ quality, effort }: EncodeSettings): LeanJpeg
  * MozJPEG's (effort 3 and up, where the plan fits it): trellis quantisation, progressive scans chosen by trial,
  * from effort 8 trellis per scan. 4:2:0 chroma, as libjpeg-turbo and sharp write.
  */
-export const mozJpegSettings = ({ quality, effort }: EncodeSettings): LeanJpegSettings => ({ quality, progressive: true, optimize: true, mozjpeg: effort >= 8 ? 'multipass' : 'trellis' })
+const mozJpegSettings = ({ quality, effort }: EncodeSettings): LeanJpegSettings => ({ quality, progressive: true, optimize: true, mozjpeg: effort >= 8 ? 'multipass' : 'trellis' })
+
+/**
+ * The lean JPEG encoder's settings for a plan's choice: MozJPEG's trellis, or (`turbo`) libjpeg-turbo's behaviour,
+ * which without `buffered` coefficients is baseline with the standard tables (a band of rows held).
+ */
+export const leanJpegSettings = (settings: EncodeSettings, buffered = true): LeanJpegSettings =>
+  !settings.turbo ? mozJpegSettings(settings)
+  : buffered ? turboJpegSettings(settings)
+  : { quality: settings.quality, progressive: false, optimize: false, mozjpeg: false }
 
 export const jpeg: Codec = {
   id: 'jpeg',
@@ -37,6 +46,6 @@ export const jpeg: Codec = {
     )
   },
   async encode(image, settings) {
-    return leanCodec(encoderMemoryCap()).encodeJpeg(image, settings.turbo ? turboJpegSettings(settings) : mozJpegSettings(settings))
+    return leanCodec(encoderMemoryCap()).encodeJpeg(image, leanJpegSettings(settings))
   },
 }

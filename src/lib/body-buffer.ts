@@ -4,7 +4,7 @@
  * (the conversion slot) and read their bodies only once they hold it, so one buffer serves them all; a
  * fresh array per request was garbage after it, and back-to-back 12 MP photo PNGs (21 MiB each) to WebP
  * grew workerd by about 20 MiB a request until V8 collected them (npm run memory:steady). It grows to the
- * largest body seen (at most MAX_INPUT_BYTES) and never shrinks, like the lean memory.
+ * largest body seen (at most MAX_INPUT_BYTES), and is kept while that is at most KEEP_BYTES.
  *
  * What a conversion hands on after its slot (the answer) must not be a view of it: the next body would
  * overwrite it. A buffer grown past KEEP_BYTES for one large body is freed when its conversion ends

@@ -1,5 +1,4 @@
 import { AVIF_WHOLE_PIXELS } from '../../wasm'
-import { turboJpegSettings } from '../codecs/jpeg'
 import type { FormatId, OutputFormat } from '../codecs/registry'
 import type { EncodeSettings } from '../codecs/types'
 import type { Limits } from '../env'

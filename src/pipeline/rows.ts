@@ -1,6 +1,6 @@
 import type { LeanCodec } from '../../wasm'
 import { avifSettings } from '../codecs/avif'
-import { mozJpegSettings, turboJpegSettings } from '../codecs/jpeg'
+import { leanJpegSettings } from '../codecs/jpeg'
 import { pngRowSettings } from '../codecs/png'
 import { CODECS, type OutputFormat } from '../codecs/registry'
 import { libwebpSettings } from '../codecs/webp'
@@ -117,10 +117,7 @@ function encodeRows(
   giveUpAt: number,
   checkAlpha: (transparent: boolean) => void,
 ): Encoded | undefined {
-  if (format === 'jpeg') {
-    if (!turbo) return lean.rowsToJpeg(mozJpegSettings(settings))
-    return lean.rowsToJpeg(buffered ? turboJpegSettings(settings) : { quality: settings.quality, progressive: false, optimize: false, mozjpeg: false })
-  }
+  if (format === 'jpeg') return lean.rowsToJpeg(leanJpegSettings({ ...settings, turbo }, buffered))
   if (format === 'png') {
     const { level, filters } = pngRowSettings(settings.effort)
     return lean.rowsToPng(level, filters, giveUpAt)
