@@ -683,7 +683,7 @@ function render(data) {
     ['load average (1 min) at start / end', `${fmt(meta.loadStart, 2)} / ${fmt(meta.loadEnd, 2)} (a shared machine: other test suites were running)`],
     ['Node', meta.versions.node],
     ['wrangler / workerd', `${meta.versions.wrangler} / ${meta.versions.workerd}`],
-    ['imgedge codecs', `wasm/lean (MozJPEG 4.1.5, libwebp 1.5.0, libpng 1.6.39 with zlib 1.2.13, giflib 5.2.2, dav1d 1.5.1, libavif 1.4.2, libaom 3.12.1: every decode, every JPEG, WebP and AVIF encode, PNG where oxipng does not fit) and @jsquash/oxipng ${meta.versions.jsquash.oxipng}; the explorations below also run ${Object.entries(meta.versions.jsquash).filter(([n]) => n !== 'oxipng').map(([n, v]) => `@jsquash/${n} ${v}`).join(', ')}`],
+    ['imgedge codecs', `wasm/lean (MozJPEG 4.1.5, libwebp 1.5.0, libpng 1.6.39 with zlib 1.2.13, libdeflate 1.23, giflib 5.2.2, dav1d 1.5.1, libavif 1.4.2, libaom 3.12.1: every decode and every encode); the explorations below also run ${Object.entries(meta.versions.jsquash).map(([n, v]) => `@jsquash/${n} ${v}`).join(', ')}`],
     ['sharp', `${meta.versions.sharp} (libvips ${meta.versions.libvips}; mozjpeg ${meta.versions.sharpLibs.mozjpeg}, libwebp ${meta.versions.sharpLibs.webp}, libaom ${meta.versions.sharpLibs.aom}, libheif ${meta.versions.sharpLibs.heif}, libpng ${meta.versions.sharpLibs.png}, zlib-ng ${meta.versions.sharpLibs.zlib}); \`sharp.concurrency()\` = ${meta.versions.sharpConcurrency} (libvips threads per image), SIMD ${meta.versions.sharpSimd ? 'on' : 'off'}`],
     ['scores, load', `ssim.js ${meta.versions.ssim}, autocannon ${meta.versions.autocannon}`],
     ...(meta.reruns ?? []).map((r) => ['rerun since', `${r.date}: \`${r.command}\` (${r.cases.join(', ')}), merged into these results`]),
@@ -773,7 +773,7 @@ function render(data) {
   out.push('## Lossless PNG')
   out.push('')
   const bestName = { default: 'default', level9: 'level 9', same: 'level 9 adaptive' }
-  out.push(table(['input', 'input bytes', 'worker effort 4 (oxipng level 2)', 'worker effort 9 (level 6)', 'sharp level 9, adaptive filtering', 'sharp level 9', "sharp's default (level 6)", "worker (effort 4) / sharp's best", 'worker (effort 9) / sharp\'s best', 'all outputs lossless'], data.lossless.map((l) => [
+  out.push(table(['input', 'input bytes', 'worker effort 4 (libdeflate level 10, filter trials)', 'worker effort 9 (level 12, every filter)', 'sharp level 9, adaptive filtering', 'sharp level 9', "sharp's default (level 6)", "worker (effort 4) / sharp's best", 'worker (effort 9) / sharp\'s best', 'all outputs lossless'], data.lossless.map((l) => [
     `${l.label} ${l.width}×${l.height}`,
     kib(l.inputBytes),
     l.worker[4] ? `${kib(l.worker[4].bytes)}, ${spread(l.worker[4].ms, dur)}` : '–',
@@ -786,7 +786,7 @@ function render(data) {
     (() => {
       const all = [l.worker[4], l.worker[9], l.sharp.same, l.sharp.level9, l.sharp.default].filter(Boolean)
       if (!all.every((x) => x.identical)) return 'NO'
-      return all.some((x) => x.identical === 'visible') ? `yes (${all.filter((x) => x.identical === 'visible').length === 1 ? 'one' : 'some'} with the colour of fully transparent pixels changed: worker, oxipng's alpha optimisation)` : 'yes, pixel for pixel'
+      return all.some((x) => x.identical === 'visible') ? `yes (${all.filter((x) => x.identical === 'visible').length === 1 ? 'one' : 'some'} with the colour of fully transparent pixels changed)` : 'yes, pixel for pixel'
     })(),
   ])))
   out.push('')

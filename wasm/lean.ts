@@ -63,7 +63,9 @@ interface LeanExports {
   px_to_rgba(): number
   px_to_jpeg(quality: number, progressive: number, optimize: number, mozjpeg: number): number
   px_to_webp(lossless: number): number
-  px_to_png(level: number, filters: number): number
+  px_pixels(ptr: number, width: number, height: number, alpha: number): void
+  px_png_analyse(): void
+  px_to_png(level: number, strategies: number): number
   px_to_avif(quality: number, speed: number, flags: number): number
   ae_whole(maxPixels: number): void
   ae_start(width: number, height: number, quality: number, speed: number, flags: number): void
@@ -96,6 +98,15 @@ export const AVIF_WHOLE_PIXELS = 2_100_000
 const AVIF_ALPHA = 1
 const AVIF_LOSSLESS = 2
 const AVIF_SHARP_YUV = 4
+
+/** Settings of the PNG sink (sink_png.c): libdeflate's level 1-12 and the filter strategies to try. */
+export interface LeanPngSettings {
+  level: number
+  strategies: number
+}
+
+/** Filter strategies of the PNG sink, as bits: one PNG filter on every row, or a choice per row by a heuristic. */
+export const PNG_STRATEGY = { none: 1, sub: 2, up: 4, average: 8, paeth: 16, minsum: 32, entropy: 64 } as const
 
 /** Thrown from `write_output` to stop a sink whose file has reached the size it was to stay under. */
 class OutputReachedLimit extends Error {}
@@ -163,6 +174,8 @@ export class LeanCodec {
   private readonly initial: InitialState
   /** A file a decoder reads from JS as it goes (`read_input`), instead of from a copy in the instance. */
   private input: Uint8Array | undefined
+  /** The file last copied into the instance (fileIn), which a source opened again reads from the same copy. */
+  private file: { bytes: Uint8Array; ptr: number } | undefined
   /** What a sink wrote out to JS as it went (`write_output`), in parts of OUTPUT_PART bytes. */
   private written: Uint8Array[] = []
   private writtenAt = 0
@@ -247,6 +260,7 @@ export class LeanCodec {
     this.caps = new Set([cap])
     this.views = new WeakMap()
     this.input = undefined
+    this.file = undefined
     this.written = []
     this.writtenAt = 0
     this.writeLimit = Number.POSITIVE_INFINITY
@@ -261,7 +275,7 @@ export class LeanCodec {
 
   /** Copy a JPEG into the instance and read its header. */
   openJpeg(bytes: Uint8Array): { components: number } {
-    const ptr = this.copyIn(bytes)
+    const ptr = this.fileIn(bytes)
     return { components: this.exports.jd_open(ptr, bytes.length) }
   }
 
@@ -304,7 +318,7 @@ export class LeanCodec {
    * instance and read its headers: the size its bitstream decodes to, before anything is allocated for it.
    */
   openWebp(bytes: Uint8Array): { width: number; height: number } {
-    const ptr = this.copyIn(bytes)
+    const ptr = this.fileIn(bytes)
     this.exports.wd_open(ptr, bytes.length)
     return { width: this.exports.wd_width(), height: this.exports.wd_height() }
   }
@@ -413,7 +427,7 @@ export class LeanCodec {
    * the caller checked, which the AV1 image must have.
    */
   rowsFromAvif(bytes: Uint8Array, width: number, height: number): { width: number; height: number } {
-    this.exports.ad_open(this.copyIn(bytes), bytes.length, width, height)
+    this.exports.ad_open(this.fileIn(bytes), bytes.length, width, height)
     this.exports.px_avif()
     return this.rowsSize()
   }
@@ -465,16 +479,26 @@ export class LeanCodec {
   }
 
   /**
-   * Sink: every row into libpng's writer at zlib `level`, with libpng's filter mask `filters`. The file
-   * comes out in parts, written to JS as libpng goes, never whole in the instance. Undefined when the file
-   * reached `giveUpAt` bytes: libpng stops there (the instance is then spent, as after a failure).
+   * PNG sink, first pass: reads the rows to learn what the smallest lossless layout is (a palette of up to 256
+   * colours, grey, no alpha; sink_png.c), then closes them. The caller builds the same pipeline again for rowsToPng.
    */
-  rowsToPng(level: number, filters: number, giveUpAt = Number.POSITIVE_INFINITY): Uint8Array[] | undefined {
+  analysePngRows(): void {
+    this.exports.px_png_analyse()
+  }
+
+  /**
+   * PNG sink, second pass: the rows analysePngRows read, again, in the layout it chose, filtered and deflated
+   * by libdeflate a chunk at a time at `level` (1-12), each chunk by the smallest of `strategies` (a mask of
+   * PNG_STRATEGY bits; 0: the layout's usual one). The file comes out in parts, written to JS as it is made,
+   * never whole in the instance. Undefined when the file reached `giveUpAt` bytes: the sink stops there (the
+   * instance is then spent, as after a failure).
+   */
+  rowsToPng({ level, strategies }: LeanPngSettings, giveUpAt = Number.POSITIVE_INFINITY): Uint8Array[] | undefined {
     this.written = []
     this.writtenBytes = 0
     this.writeLimit = giveUpAt
     try {
-      this.exports.px_to_png(level, filters)
+      this.exports.px_to_png(level, strategies)
     } catch (error) {
       if (!(error instanceof OutputReachedLimit)) throw error
       this.written = []
@@ -486,6 +510,17 @@ export class LeanCodec {
     this.written = []
     const last = parts.pop()
     if (last) parts.push(last.subarray(0, this.writtenAt))
+    return parts
+  }
+
+  /** Encode RGBA pixels as PNG, as rowsToPng does rows (both passes read the pixels in place). */
+  encodePng(image: ImageData, settings: LeanPngSettings): Uint8Array[] {
+    const ptr = this.pixelsIn(image)
+    this.exports.px_pixels(ptr, image.width, image.height, 1)
+    this.analysePngRows()
+    this.exports.px_pixels(ptr, image.width, image.height, 1)
+    const parts = this.rowsToPng(settings)!
+    this.exports.lean_free(ptr)
     return parts
   }
 
@@ -543,6 +578,12 @@ export class LeanCodec {
     // A view of a lean memory that has since grown reads as empty: copying it would encode nothing.
     if (image.data.length !== image.width * image.height * 4) throw new LeanFailure('pixels read after their memory grew')
     return this.copyIn(image.data)
+  }
+
+  /** A file's copy in the instance: made once per conversion, however often a source is opened on it (PNG's two passes). */
+  private fileIn(bytes: Uint8Array): number {
+    if (this.file?.bytes !== bytes) this.file = { bytes, ptr: this.copyIn(bytes) }
+    return this.file.ptr
   }
 
   private copyIn(bytes: Uint8Array | Uint8ClampedArray): number {

@@ -1,53 +1,62 @@
-import { leanCodec, oxipngRgba } from '../../wasm'
+import { leanCodec, type LeanPngSettings, PNG_STRATEGY } from '../../wasm'
+import { joinParts } from '../lib/bytes'
 import { capEffort, type EffortCaps } from './effort-caps'
-import { type Codec, capped, decoderMemoryCap, effortOption, leanFailure } from './types'
+import { type Codec, capped, decoderMemoryCap, effortOption, encoderMemoryCap, leanFailure } from './types'
 
-/** oxipng level for each effort step 0-9 (its own scale is 0-6; level 2 is its default). */
-const OXIPNG_LEVELS = [0, 1, 1, 2, 2, 3, 4, 5, 6, 6] as const
+const { none, minsum, entropy } = PNG_STRATEGY
+/** Three filter strategies tried on each chunk of rows (the smallest kept): no filter, libpng's choice per row, the row of least entropy. */
+const TRIALS = none | minsum | entropy
 
 /**
- * The highest effort allowed for a PNG output of a given size, so one oxipng encode stays under half of
- * cpu_ms: each level tries more filters and deflate settings, each a pass over the image. CPU seconds
- * per MP, the slowest of four images measured (scripts/lib/png-cpu-explore.mjs: a UI screenshot, the
- * Gulp and Float-into-MATE wallpapers, a photo; docs/benchmarks.md) times 2.2, the most a held-out
- * graphic took over them (1.9 MP: 60 s at level 6, 26 s at level 4): level 0 0.46, 1 2.2, 2 5.2,
- * 3 12.4, 4 15.9, 5 26.9, 6 32.9. test/unit/effort-caps.test.ts checks every tier.
+ * The lean codec's PNG sink (wasm/lean/sink_png.c: the smallest lossless layout, rows filtered and deflated by
+ * libdeflate a chunk at a time) for each effort step 0-9: libdeflate's level (1-12; 10-12 are its near-optimal
+ * parsing) and the filter strategies tried (0: the layout's usual one: none for a palette, libpng's choice per
+ * row otherwise). Measured against sharp's best (compressionLevel 9, with or without adaptive filtering,
+ * whichever is smaller) on held-out screenshots, wallpapers and photos (scripts/lib/png-explore.mjs,
+ * docs/benchmarks.md): effort 2 0.89-1.11x, effort 4 (the default) 0.87-0.94x, effort 9 0.83-0.93x.
  */
-export const PNG_EFFORT_CAPS: EffortCaps = [
-  { maxPixels: 400_000, maxEffort: 9 },
-  { maxPixels: 500_000, maxEffort: 7 },
-  { maxPixels: 900_000, maxEffort: 6 },
-  { maxPixels: 1_200_000, maxEffort: 5 },
-  { maxPixels: 2_800_000, maxEffort: 4 },
-  { maxPixels: 6_500_000, maxEffort: 2 },
-  { maxPixels: Number.POSITIVE_INFINITY, maxEffort: 0 },
+export const PNG_SETTINGS: readonly LeanPngSettings[] = [
+  { level: 1, strategies: 0 },
+  { level: 5, strategies: 0 },
+  { level: 6, strategies: TRIALS },
+  { level: 9, strategies: TRIALS },
+  { level: 10, strategies: TRIALS },
+  { level: 11, strategies: TRIALS },
+  { level: 12, strategies: TRIALS },
+  { level: 12, strategies: 127 },
+  { level: 12, strategies: 127 },
+  { level: 12, strategies: 127 },
 ]
 
-/**
- * The lean codec's row-by-row PNG writer (libpng, wasm/lean/sink_png.c), where oxipng does not fit or at
- * effort 0: zlib's level for each effort step, every filter tried on every row (libpng keeps the one with
- * the smallest sum of absolute differences; without filters a photo's PNG came out 2.8x larger). CPU
- * seconds per MP, the slower of a 12 MP photo and an RGBA wallpaper (docs/benchmarks.md), times 1.5: level
- * 6 0.74, 7 1.2, 8 4.0, 9 7.5. Level 9 is sharp's best (compressionLevel 9, adaptiveFiltering); level 6
- * makes 6-9 % more bytes on photos, under 1 % on screenshots. PNG_EFFORT_CAPS keeps each within half of
- * cpu_ms (test/unit/effort-caps.test.ts).
- */
-export const PNG_ROW_LEVELS = [6, 6, 7, 7, 8, 9, 9, 9, 9, 9] as const
-export const pngRowSettings = (effort: number): { level: number; filters: number } => ({ level: PNG_ROW_LEVELS[effort] ?? 9, filters: 0xf8 })
+export const pngSettings = (effort: number): LeanPngSettings => PNG_SETTINGS[effort] ?? PNG_SETTINGS[4]!
 
-/** oxipng's level for an effort. */
-export const oxipngLevel = (effort: number): number => OXIPNG_LEVELS[effort] ?? 2
+/**
+ * The highest effort allowed for a PNG output of a given size, so one encode stays under half of cpu_ms:
+ * CPU seconds per MP of each effort, the slowest of seven held-out images (scripts/lib/png-explore.mjs:
+ * 0.05, 0.08, 0.28, 0.80, 1.37, 1.72, 2.8, 2.9 s), times 2.2 (the margin the AVIF and oxipng caps were
+ * given for images slower than the measured ones). test/unit/effort-caps.test.ts checks every tier.
+ */
+export const PNG_EFFORT_CAPS: EffortCaps = [
+  { maxPixels: 2_300_000, maxEffort: 9 },
+  { maxPixels: 3_900_000, maxEffort: 5 },
+  { maxPixels: 4_900_000, maxEffort: 4 },
+  { maxPixels: 8_500_000, maxEffort: 3 },
+  { maxPixels: Number.POSITIVE_INFINITY, maxEffort: 2 },
+]
 
 export const png: Codec = {
   id: 'png',
-  label: 'PNG (oxipng)',
+  label: 'PNG (libdeflate)',
   mime: 'image/png',
   extensions: ['png'],
   lossy: false,
   lossless: true,
   alpha: true,
   options: {
-    effort: effortOption(4, 'oxipng optimisation level 0-6 (effort 4 = level 2), capped by image size (see limits.pngEffortCaps).'),
+    effort: effortOption(
+      4,
+      'libdeflate level and filter trials (0: level 1; 4: level 10, three filter strategies tried per chunk; 9: level 12, every strategy); palette, grey and alpha reduced losslessly at every effort; capped by image size (see limits.pngEffortCaps).',
+    ),
   },
   effortFor: (requested, pixels) => capEffort(PNG_EFFORT_CAPS, requested, pixels),
   async decode(bytes, header) {
@@ -56,6 +65,6 @@ export const png: Codec = {
     return capped(cap, header, () => leanFailure('libpng', () => leanCodec(cap).decodePng(bytes, header.width, header.height)))
   },
   async encode(image, { effort }) {
-    return oxipngRgba(image.data, image.width, image.height, oxipngLevel(effort), false, true)
+    return joinParts(leanCodec(encoderMemoryCap()).encodePng(image, pngSettings(effort)))
   },
 }

@@ -1,3 +1,5 @@
+import { joinParts } from '../lib/bytes'
+
 /**
  * libwebp's simple decoder refuses animated files, so for an animated WebP we cut out the first frame
  * (an ANMF chunk) and wrap it as a still WebP the decoder accepts. Returns the still and where the
@@ -37,16 +39,6 @@ function chunk(id: string, payload: Uint8Array): Uint8Array {
   return out
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
-  let at = 0
-  for (const part of parts) {
-    out.set(part, at)
-    at += part.length
-  }
-  return out
-}
-
 /** The first frame of an animated WebP as a still WebP, or undefined if the file has no ANMF frame. */
 export function firstFrame(bytes: Uint8Array): FirstFrame | undefined {
   let canvasWidth = 0
@@ -76,7 +68,7 @@ export function firstFrame(bytes: Uint8Array): FirstFrame | undefined {
       vp8x.set([(height - 1) & 255, ((height - 1) >> 8) & 255, (height - 1) >> 16], 7)
       parts.unshift(chunk('VP8X', vp8x))
     }
-    const body = concat([new TextEncoder().encode('WEBP'), ...parts])
+    const body = joinParts([new TextEncoder().encode('WEBP'), ...parts])
     return { still: chunk('RIFF', body), width, height, x, y, canvasWidth: canvasWidth || width, canvasHeight: canvasHeight || height }
   }
   return undefined

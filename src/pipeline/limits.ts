@@ -65,9 +65,9 @@ export const MEMORY_MODEL = {
    */
   resize: { baseMiB: 4, inputPerMP: 4, outputPerMP: 4 },
   /**
-   * Encoding: fixed MiB (instance) plus MiB per output megapixel. PNG's fixed term covers PNG -> PNG
-   * at 1 MP (62.7 MiB measured with the lean PNG decoder, 67.2 with squoosh's); MozJPEG's a 1 MP PNG
-   * to JPEG (42.6 MiB, 5.6 over the model without it).
+   * Encoding whole RGBA pixels (the `pixels` route): fixed MiB plus MiB per output megapixel, of which
+   * `copyInPerMP` is the copy into the codec where the pixels were not handed over. MozJPEG's term covers a 1 MP
+   * PNG to JPEG (42.6 MiB, 5.6 over the model without it); PNG's is the writer's (`rows.sink.png`) and the copy.
    */
   encode: {
     jpeg: { baseMiB: 6, perMP: 16.6 },
@@ -78,7 +78,7 @@ export const MEMORY_MODEL = {
     // the rows pulled) and to whole frames (a 12 MP JPEG to 1600 px 76.7, 1 MP 59.2, a 2880x1800 screenshot
     // to 1600 px 80.6, with the rows pulled).
     avif: { baseMiB: 46, perMP: 9 },
-    png: { baseMiB: 24, perMP: 19.5 },
+    png: { baseMiB: 15, perMP: 4.8 },
   } as Readonly<Record<OutputFormat, { baseMiB: number; perMP: number }>>,
   /**
    * A lossy AVIF over 2.1 MP (AVIF_WHOLE_PIXELS), in place of `encode.avif`: a grid of 768x768 cells that
@@ -115,9 +115,9 @@ export const MEMORY_MODEL = {
    * input as ARGB: `webpLosslessPerMP` of input). An EXIF turn collects the decoded image once (RGBA).
    * The resampler holds its ring (`ringMiB`). The sink, fixed MiB plus MiB per output MP: libjpeg-turbo
    * (progressive or optimised tables: its coefficients; baseline with standard tables: a band of rows), libwebp (with its token buffer, or in low-memory mode) (planes and working memory; lossless in
-   * place of lossy as `webpLosslessEncode`), libpng (the output, written out to JS as it goes), a band of
-   * rows with libavif + libaom's planes and state (`encode.avif` or `avifGrid`), or the RGBA image for oxipng; an encoder outside the lean
-   * codec has its own term (`encode`), counted as `other`.
+   * place of lossy as `webpLosslessEncode`), the PNG writer (libdeflate's compressor, a chunk of rows raw, filtered
+   * and deflated, and the output, written out to JS as it goes), or a band of rows with libavif + libaom's planes and
+   * state (`encode.avif` or `avifGrid`).
    */
   rows: {
     baseMiB: 2,
@@ -128,7 +128,9 @@ export const MEMORY_MODEL = {
      */
     answerPerFileMiB: 1,
     assumedFileMiBPerMP: { jpeg: 0.5, png: 1.7, webp: 0.3, gif: 1.2, avif: 0.3 } as Readonly<Partial<Record<FormatId, number>>>,
-    sourcePerMP: { jpeg: 0.5, webpYuv: 1.5, webpYuvAlpha: 3.5, rgba: 4, gifInterlaced: 1 },
+    // webpYuvAlpha: lossy WebP with alpha, whose ALPH decoder holds far more than the plane it writes (the lean memory is
+    // 103 MiB after opening a 12 MP one); 3.5 until a 12 MP one to PNG measured 130.5 MiB (2026-11-25, 131.8 before the PNG writer).
+    sourcePerMP: { jpeg: 0.5, webpYuv: 1.5, webpYuvAlpha: 7, rgba: 4, gifInterlaced: 1 },
     /** giflib's state, its read buffer and a row of RGBA. */
     gifMiB: 1,
     /**
@@ -151,8 +153,13 @@ export const MEMORY_MODEL = {
       mozjpeg: { baseMiB: 2, perMP: 6.7 },
       webp: { baseMiB: 10, perMP: 3.7 },
       webpLowMemory: { baseMiB: 10, perMP: 2 },
-      png: { baseMiB: 2, perMP: 3.3 },
-      rgba: { baseMiB: 0, perMP: 4 },
+      /**
+       * The PNG writer (wasm/lean/sink_png.c): libdeflate's compressor and about four chunks of 1 MiB, and the file in
+       * JS; where the answer may be the input, the file grows to the input's size before the writer gives up
+       * (`perFileMiB`, MiB per MiB of input). Fitted to the matrix's PNG column (2026-11-25; a 12 MP photo PNG to PNG
+       * 106.9 MiB, a 1 MP one 37.5, a 16 MP JPEG to PNG 40.3, a 5.2 MP screenshot 23.5).
+       */
+      png: { baseMiB: 15, perMP: 0.8, perFileMiB: 1 },
       /** AVIF's band of 64 RGBA rows (wasm/lean/sink_avif.c); the encoder's memory is `encode.avif` or `avifGrid`. */
       avifBand: { baseMiB: 1, perMP: 0 },
     },
@@ -172,11 +179,6 @@ export interface ConversionPlan {
   header: ImageHeader
   format: OutputFormat
   route: Route
-  /**
-   * The `rows` route's sink: a lean encoder (MozJPEG, libwebp, libpng, libavif + libaom) that takes the
-   * rows, or the whole RGBA image for oxipng.
-   */
-  sink: 'lean' | 'rgba'
   /** Decode scale in eighths (8: full size): a JPEG's DCT scale or a still WebP's rescale; other formats always 8. */
   scale: number
   /** JPEG output with libjpeg-turbo's behaviour (MozJPEG's fastest profile) instead of MozJPEG's trellis (see EncodeSettings). */
@@ -217,8 +219,7 @@ export interface ConversionPlan {
  * same-size passes first (see Route); then, for a JPEG, PNG or still WebP, the row pipeline, a JPEG or
  * WebP decoded at the scale chosen for the resize (see decodeScale), into libwebp, into MozJPEG's trellis (from
  * effort 3, where it fits: smaller files than libjpeg-turbo at the same quality) or else its libjpeg-turbo profile,
- * and into oxipng (from effort 1, where it fits: smaller files) or else libpng row by row; libavif takes the
- * rows a band of 64 at a time. Other inputs go through whole RGBA pixels, MozJPEG before libjpeg-turbo.
+ * and into the PNG writer (libdeflate, which reads the rows twice); libavif takes the rows a band of 64 at a time. Other inputs go through whole RGBA pixels, MozJPEG before libjpeg-turbo.
  *
  * @example
  * planConversion(header, 'webp', planGeometry(4032, 3024, { width: 1600 }), settings, limits).route // 'rows'
@@ -229,7 +230,6 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
     header,
     format,
     route: 'pixels',
-    sink: 'rgba',
     scale,
     turbo,
     decodedPixels: Math.ceil((header.width * scale) / 8) * Math.ceil((header.height * scale) / 8),
@@ -244,7 +244,7 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
     lowMemoryWebp: false,
   })
   const fits = (plan: ConversionPlan) => estimateMiB(plan, leanResidentMiB) <= limits.memoryBudgetMiB
-  const rows = (scale: number, sink: ConversionPlan['sink'], turbo = false): ConversionPlan => ({ ...at(scale, turbo), route: 'rows', sink })
+  const rows = (scale: number, turbo = false): ConversionPlan => ({ ...at(scale, turbo), route: 'rows' })
   // MozJPEG's trellis only where it keeps the isolate's lean memory small (see MOZJPEG_MAX_MIB).
   const fitsMozjpeg = (plan: ConversionPlan) => fits(plan) && estimateMiB(plan) <= MOZJPEG_MAX_MIB
   const upright = uprightSize(header)
@@ -253,7 +253,7 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
   const fast = format === 'jpeg' && settings.effort <= 2
   if (header.format === 'jpeg' && sameSize) {
     if (format === 'webp' && !settings.lossless && header.orientation > 1) return { ...at(8), route: 'jpeg-to-webp' }
-    if (format === 'jpeg' && (fast || !fitsMozjpeg(rows(8, 'lean')))) return { ...at(8), route: 'jpeg-to-jpeg' }
+    if (format === 'jpeg' && (fast || !fitsMozjpeg(rows(8)))) return { ...at(8), route: 'jpeg-to-jpeg' }
   }
   if (header.format === 'webp' && sameSize && header.orientation === 1 && header.frames === 1 && !header.hasAlpha && !header.lossless) {
     if (format === 'webp' && !settings.lossless) return { ...at(8), route: 'webp-to-webp' }
@@ -261,21 +261,19 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
   const shrinks = (header.format === 'jpeg' || (header.format === 'webp' && header.frames === 1)) && !sameSize
   const [first, last] = shrinks ? [decodeScale(geometry, 1.25), decodeScale(geometry, 1)] : [8, 8]
   const scales = DECODE_SCALES.filter((s) => s <= first && s >= last)
-  // The row pipeline, for the sources it has: the lean encoders take rows, and oxipng, outside the lean
-  // codec, the RGBA image (where it fits: its files are smaller).
+  // The row pipeline, for the sources it has: every encoder takes rows.
   if (hasRowSource(header)) {
     if (format === 'webp') {
-      const webp = rows(first, 'lean')
+      const webp = rows(first)
       return fits(webp) || settings.lossless ? webp : { ...webp, lowMemoryWebp: true }
     }
     if (format === 'jpeg') {
       // MozJPEG, or libjpeg-turbo's behaviour progressive or with optimised tables, keeps every coefficient;
       // baseline with standard tables a band of rows.
-      const turbo = rows(first, 'lean', true)
-      return (!fast && scales.map((scale) => rows(scale, 'lean')).find(fitsMozjpeg)) || (fits(turbo) ? turbo : { ...turbo, bufferedJpeg: false })
+      const turbo = rows(first, true)
+      return (!fast && scales.map((scale) => rows(scale)).find(fitsMozjpeg)) || (fits(turbo) ? turbo : { ...turbo, bufferedJpeg: false })
     }
-    if (format === 'png') return (settings.effort >= OXIPNG_FROM_EFFORT && [rows(8, 'rgba')].find(fits)) || rows(8, 'lean')
-    return scales.map((scale) => rows(scale, 'lean')).find(fits) ?? rows(last, 'lean')
+    return scales.map((scale) => rows(scale)).find(fits) ?? rows(last)
   }
   // Whole RGBA images (animated WebP and PNG): for a shrinking JPEG or still WebP (an animated WebP's
   // frames), the DCT or rescaler scale that leaves Lanczos3 a factor of 1.25 or, when that does not fit
@@ -304,43 +302,31 @@ export const MOZJPEG_MAX_MIB = 80
 export const hasRowSource = (header: ImageHeader): boolean => header.frames === 1 || header.format === 'gif' || header.format === 'avif'
 
 /**
- * PNG output goes through oxipng (whole image, smaller files) from this effort, where its plan fits;
- * below it, or when it does not fit, through libpng row by row. Effort 0 is oxipng's level 0 (above
- * 6.5 MP every effort is capped to 0: PNG_EFFORT_CAPS), which libpng at zlib level 1 matches.
+ * What a plan's steps take of the lean codec's memory (MiB, without `baseMiB`): the isolate's one memory, which
+ * later conversions reuse and which never shrinks. Every codec is in the lean codec.
  */
-export const OXIPNG_FROM_EFFORT = 1
-
-/**
- * A plan's estimate in two parts (MiB, without `baseMiB`): what the lean codec's steps take (its one
- * memory per isolate, which later conversions reuse and which never shrinks) and what the other codecs
- * take (fresh instances of their own).
- */
-export function estimateParts(plan: ConversionPlan): { lean: number; other: number } {
+export function estimateLeanMiB(plan: ConversionPlan): number {
   const m = MEMORY_MODEL
   const inMP = (plan.header.width * plan.header.height) / 1e6
   const outMP = (plan.width * plan.height) / 1e6
   const { format, progressive: isProgressive, lossless, hasAlpha, frames } = plan.header
   const progressive = format === 'jpeg' && isProgressive ? m.progressiveJpegPerMP * inMP : 0
-  if (plan.route === 'rows') return rowsParts(plan, progressive)
+  if (plan.route === 'rows') return rowsLeanMiB(plan, progressive)
   const held = format === 'webp' ? m.webpInputMiB + (lossless || hasAlpha !== false || frames > 1 ? m.webpHeldPerMP * inMP : 0) : 0
   if (plan.route !== 'pixels') {
     const turned = plan.route === 'jpeg-to-jpeg' && plan.header.orientation > 1
-    return { lean: m.transcode.baseMiB + progressive + held + m.transcode.perMP[turned ? 'jpeg-to-jpeg-turned' : plan.route] * inMP, other: 0 }
+    return m.transcode.baseMiB + progressive + held + m.transcode.perMP[turned ? 'jpeg-to-jpeg-turned' : plan.route] * inMP
   }
   const pngFile = format === 'png' ? m.pngFile.baseMiB + m.pngFile.perFileMiB * (plan.header.fileBytes !== undefined ? plan.header.fileBytes / 2 ** 20 : m.pngFile.assumedMiBPerMP * inMP) : 0
   const decode = (m.decodePerMP[format] ?? m.rows.sourcePerMP.rgba) * (plan.decodedPixels / 1e6) + progressive + held + pngFile
   const resize = plan.resized ? m.resize.baseMiB + m.resize.inputPerMP * (plan.cropPixels / 1e6) * (plan.decodedPixels / (plan.header.width * plan.header.height)) + m.resize.outputPerMP * outMP + plan.ringMiB : 0
   const encoder = plan.turbo ? m.turboJpegEncode : plan.format === 'webp' && plan.lossless ? m.webpLosslessEncode : encoderTerm(plan)
-  // Every input is decoded by the lean codec, into the conversion's lean memory (wasm/session.ts).
-  const leanEncode = plan.format !== 'png'
+  // Every input is decoded and encoded by the lean codec, in the conversion's lean memory (wasm/session.ts).
   const touchedInJs = plan.padded || (format !== 'jpeg' && plan.header.orientation > 1) || (plan.format === 'jpeg' && plan.header.hasAlpha !== false)
   // Lossless WebP's term was fitted on pixels handed over already.
-  const handedOver = leanEncode && !touchedInJs && !(plan.format === 'webp' && plan.lossless)
-  const encode = encoder.baseMiB + encoder.perMP * outMP - (handedOver ? m.copyInPerMP[plan.format === 'webp' ? 'webp' : 'jpeg'] * outMP : 0)
-  return {
-    lean: decode + resize + (leanEncode ? encode : 0),
-    other: leanEncode ? 0 : encode,
-  }
+  const handedOver = !touchedInJs && !(plan.format === 'webp' && plan.lossless)
+  const encode = encoder.baseMiB + encoder.perMP * outMP - (handedOver ? m.copyInPerMP[plan.format === 'jpeg' ? 'jpeg' : 'webp'] * outMP : 0)
+  return decode + resize + encode
 }
 
 /** An encoder's term: `encode[format]`, or for a lossy AVIF grid `avifGrid` (by chroma, and alpha when the input may have it). */
@@ -357,8 +343,8 @@ function encoderTerm(plan: ConversionPlan): { baseMiB: number; perMP: number } {
   }
 }
 
-/** estimateParts for the row pipeline (MEMORY_MODEL.rows). */
-function rowsParts(plan: ConversionPlan, progressive: number): { lean: number; other: number } {
+/** estimateLeanMiB for the row pipeline (MEMORY_MODEL.rows). */
+function rowsLeanMiB(plan: ConversionPlan, progressive: number): number {
   const m = MEMORY_MODEL
   const r = m.rows
   const { header } = plan
@@ -387,17 +373,14 @@ function rowsParts(plan: ConversionPlan, progressive: number): { lean: number; o
   const resize = plan.resized ? plan.ringMiB : 0
   const avif = plan.format === 'avif' ? encoderTerm(plan) : undefined
   const sink =
-    plan.sink === 'rgba' ? r.sink.rgba
-    : avif ? { baseMiB: r.sink.avifBand.baseMiB + avif.baseMiB, perMP: r.sink.avifBand.perMP + avif.perMP }
+    avif ? { baseMiB: r.sink.avifBand.baseMiB + avif.baseMiB, perMP: r.sink.avifBand.perMP + avif.perMP }
     : plan.format === 'webp' && plan.lossless ? m.webpLosslessEncode
     : plan.format === 'jpeg' && !plan.turbo ? r.sink.mozjpeg
     : plan.format === 'jpeg' && !plan.bufferedJpeg ? r.sink.jpegBaseline
     : plan.format === 'webp' && plan.lowMemoryWebp ? r.sink.webpLowMemory
     : r.sink[plan.format as 'jpeg' | 'webp' | 'png']
-  const answer = mayAnswerWithInput(plan) ? r.answerPerFileMiB * fileMiB : 0
-  const lean = r.baseMiB + file + answer + source + turned + resize + sink.baseMiB + sink.perMP * outMP
-  const encoder = plan.sink === 'lean' ? undefined : plan.turbo ? m.turboJpegEncode : encoderTerm(plan)
-  return { lean, other: encoder ? encoder.baseMiB + encoder.perMP * outMP : 0 }
+  const answer = mayAnswerWithInput(plan) ? (r.answerPerFileMiB + (plan.format === 'png' ? r.sink.png.perFileMiB : 0)) * fileMiB : 0
+  return r.baseMiB + file + answer + source + turned + resize + sink.baseMiB + sink.perMP * outMP
 }
 
 /**
@@ -416,8 +399,7 @@ export const mayAnswerWithInput = ({ format, header, resized, padded, cropPixels
  * they cost the larger of the two, not the sum.
  */
 export function estimateMiB(plan: ConversionPlan, leanResidentMiB = 0): number {
-  const { lean, other } = estimateParts(plan)
-  return MEMORY_MODEL.baseMiB + Math.max(lean, leanResidentMiB) + other
+  return MEMORY_MODEL.baseMiB + Math.max(estimateLeanMiB(plan), leanResidentMiB)
 }
 
 /**
@@ -439,10 +421,9 @@ export function checkAlphaPlane(plan: ConversionPlan, settings: EncodeSettings, 
   const encodeStep = m.baseMiB + m.resize.outputPerMP * outMP + m.encode.webp.baseMiB + m.encode.webp.perMP * outMP + alpha
   // In the row pipeline the alpha plane is lean memory too: it adds to the conversion's own lean part, which the
   // isolate's resident lean memory (already in `estimate`) covers when that is larger.
-  const parts = estimateParts(plan)
   const withAlpha =
-    plan.route === 'rows' ? Math.max(estimate, m.baseMiB + parts.lean + alpha + parts.other)
-    : plan.resized && parts.other === 0 ? Math.max(estimate, encodeStep)
+    plan.route === 'rows' ? Math.max(estimate, m.baseMiB + estimateLeanMiB(plan) + alpha)
+    : plan.resized ? Math.max(estimate, encodeStep)
     : estimate + alpha
   if (withAlpha > limits.memoryBudgetMiB) {
     throw new ApiError(

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { CODECS, type OutputFormat } from '../codecs/registry'
+import { joinParts } from '../lib/bytes'
 
 /** An encoded image: whole, or in the parts a row sink wrote it out in (never joined, to hold it once). */
 export type Encoded = Uint8Array | Uint8Array[]
@@ -8,16 +9,7 @@ export type Encoded = Uint8Array | Uint8Array[]
 export const byteLength = (bytes: Encoded): number => (Array.isArray(bytes) ? bytes.reduce((sum, part) => sum + part.length, 0) : bytes.length)
 
 /** The parts as one array (for the JSON answer's base64). */
-function joined(bytes: Encoded): Uint8Array {
-  if (!Array.isArray(bytes)) return bytes
-  const out = new Uint8Array(byteLength(bytes))
-  let at = 0
-  for (const part of bytes) {
-    out.set(part, at)
-    at += part.length
-  }
-  return out
-}
+const joined = (bytes: Encoded): Uint8Array => (Array.isArray(bytes) ? joinParts(bytes) : bytes)
 
 export interface Outcome {
   bytes: Encoded

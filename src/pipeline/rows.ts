@@ -1,13 +1,13 @@
 import type { LeanCodec } from '../../wasm'
 import { avifSettings } from '../codecs/avif'
 import { leanJpegSettings } from '../codecs/jpeg'
-import { pngRowSettings } from '../codecs/png'
+import { pngSettings } from '../codecs/png'
 import { CODECS, type OutputFormat } from '../codecs/registry'
 import { libwebpSettings } from '../codecs/webp'
 import { DecodeFailure, type EncodeSettings } from '../codecs/types'
 import type { Limits } from '../env'
 import type { Stopwatch } from '../lib/stopwatch'
-import { encodeImage, leanPass } from './codec'
+import { leanPass } from './codec'
 import { checkAlphaPlane, type ConversionPlan } from './limits'
 import type { Encoded } from './respond'
 import { type ImageHeader, uprightSize } from './sniff'
@@ -28,9 +28,9 @@ export interface RowsResult {
  * `rows`: the source (a JPEG at its DCT scale, a PNG, a still WebP, a GIF's first frame, an AVIF), then the EXIF turn, the crop, the
  * Lanczos3 resample, the padding and, for a format without alpha, the flattening, then the sink. Rows
  * are pulled through one at a time, so what is held is what the stages hold, not whole images. The
- * sink is MozJPEG, libwebp, libpng or libavif + libaom (which takes the rows a band of 64 at a time); or, for
- * oxipng, the RGBA image it takes. Decoding and encoding interleave, so the time from the first
- * row to the output is `encode`; `decode` is reading the headers (and a lossy WebP's or an AVIF's planes).
+ * sink is MozJPEG, libwebp, the PNG writer (libdeflate; it reads the rows twice, so the pipeline is built twice) or
+ * libavif + libaom (which takes the rows a band of 64 at a time). Decoding and encoding interleave, so the time from
+ * the first row to the output is `encode`; `decode` is reading the headers (and a lossy WebP's or an AVIF's planes).
  *
  * @example
  * const { output } = await convertRows(bytes, header, plan, geometry, settings, [255, 255, 255], estimate, limits, clock, bytes.length)
@@ -48,22 +48,22 @@ export async function convertRows(
   giveUpAt = Number.POSITIVE_INFINITY,
 ): Promise<RowsResult> {
   const { lean, run } = leanPass(header)
-
-  run(() => openSource(lean, bytes, header, plan.scale))
-  const decode = await clock.lap()
   const format = plan.format
   const keepsAlpha = CODECS[format].alpha
-  run(() => addTransforms(lean, header, geometry, paddingColour(keepsAlpha, background), background, keepsAlpha))
-  const { width, height } = lean.rowsSize()
-
-  let output: Encoded | undefined
-  if (plan.sink === 'rgba') {
-    const image = run(() => lean.rowsToRgba())
-    const transform = await clock.lap()
-    output = await encodeImage(image, format, { ...settings, turbo: plan.turbo })
-    return { output, width, height, memoryEstimate, timings: { decode, transform, encode: await clock.lap() } }
+  const build = () => {
+    openSource(lean, bytes, header, plan.scale)
+    addTransforms(lean, header, geometry, paddingColour(keepsAlpha, background), background, keepsAlpha)
   }
-  output = run(() => encodeRows(lean, format, settings, plan, giveUpAt, (transparent) => {
+
+  run(build)
+  const decode = await clock.lap()
+  const { width, height } = lean.rowsSize()
+  // PNG's sink reads the rows twice: what they hold (a palette? grey? alpha?), then the file in that layout.
+  if (format === 'png') run(() => {
+    lean.analysePngRows()
+    build()
+  })
+  const output = run(() => encodeRows(lean, format, settings, plan, giveUpAt, (transparent) => {
     memoryEstimate = checkAlphaPlane(plan, settings, transparent, memoryEstimate, limits)
   }))
   return { output, width, height, memoryEstimate, timings: { decode, transform: 0, encode: await clock.lap() } }
@@ -107,7 +107,7 @@ function addTransforms(
 
 /**
  * The lean sinks (MozJPEG, or libjpeg-turbo's behaviour with its coefficients buffered or not, and a WebP in low-memory mode, as the plan says); `checkAlpha` hears, before a lossy WebP is
- * encoded, whether it needs an alpha plane. libpng, which writes its file out as it goes, stops at `giveUpAt` bytes (undefined).
+ * encoded, whether it needs an alpha plane. The PNG writer, which writes its file out as it goes, stops at `giveUpAt` bytes (undefined).
  */
 function encodeRows(
   lean: LeanCodec,
@@ -118,10 +118,7 @@ function encodeRows(
   checkAlpha: (transparent: boolean) => void,
 ): Encoded | undefined {
   if (format === 'jpeg') return lean.rowsToJpeg(leanJpegSettings({ ...settings, turbo }, buffered))
-  if (format === 'png') {
-    const { level, filters } = pngRowSettings(settings.effort)
-    return lean.rowsToPng(level, filters, giveUpAt)
-  }
+  if (format === 'png') return lean.rowsToPng(pngSettings(settings.effort), giveUpAt)
   if (format === 'avif') return lean.rowsToAvif(avifSettings(settings, lean.rowsSize().alpha))
   if (format !== 'webp') throw new Error(`no lean sink for ${format}`)
   const { width, height } = lean.rowsSize()

@@ -1,6 +1,6 @@
 /**
  * The row pipeline (wasm/lean/pipeline.c): PNG, JPEG and still WebP sources stream rows through the
- * turn, crop, resample, padding and flattening into libpng, libjpeg-turbo or libwebp. Before it, PNG
+ * turn, crop, resample, padding and flattening into the PNG writer, MozJPEG or libwebp. Before it, PNG
  * output held whole images (oxipng) and a 3840x2160 screenshot to PNG was refused (estimate 130 MiB);
  * these check that what comes out is the image that went in.
  */
@@ -12,17 +12,17 @@ import { screenshotSamples, writePng } from '../helpers/png'
 
 const estimate = (res: Response) => Number.parseInt(res.headers.get('x-memory-estimate') ?? '', 10)
 
-/** A PNG's IHDR colour type (0 grey, 2 RGB, 4 grey + alpha, 6 RGBA). */
+/** A PNG's IHDR colour type (0 grey, 2 RGB, 3 palette, 4 grey + alpha, 6 RGBA). */
 const colourType = (png: Uint8Array) => png[25]
 
 describe('PNG output, row by row', () => {
-  it('writes a 3840x2160 screenshot as PNG with every pixel unchanged, within the budget', async () => {
+  it('writes a 3840x2160 screenshot of few colours as a palette PNG with every pixel unchanged, within the budget', async () => {
     const samples = screenshotSamples(3840, 2160)
     const png = await writePng({ width: 3840, height: 2160, channels: 3, depth: 8, samples })
     const res = await compress(png, { format: 'png', effort: 0 }, { contentType: 'image/png' })
     const bytes = await okBytes(res)
     expect(estimate(res)).toBeLessThanOrEqual(120)
-    expect(colourType(bytes)).toBe(2)
+    expect(colourType(bytes)).toBe(3)
     const out = await decode(bytes)
     expect([out.format, out.image.width, out.image.height]).toEqual(['png', 3840, 2160])
     for (const [x, y] of [[0, 0], [1000, 30], [500, 100], [3839, 2159], [2000, 1500]] as const) {

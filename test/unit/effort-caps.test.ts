@@ -9,11 +9,9 @@
  * 2.2, the ratio between the two documents' effort-4 figures; 7 and 8 geometrically between 6 and 9.
  * Effort 0 is taken as effort 1.
  *
- * PNG (oxipng), per effort through its level (0, 1, 1, 2, 2, 3, 4, 5, 6, 6): the slowest of a UI
- * screenshot, two wallpapers and a photo at 1 MP (scripts/lib/png-cpu-explore.mjs; levels 0-6: 0.21,
- * 0.99, 2.37, 5.62, 7.23, 12.22, 14.94 s) times 2.2, the most a held-out graphic took over them. Or the
- * row-by-row libpng writer, which a size oxipng does not fit takes (zlib levels 6, 6, 7, 7, 8, 9, ...: a
- * 12 MP photo and an RGBA wallpaper, the slower, times 1.5; src/codecs/png.ts): the slower of the two.
+ * PNG (the lean codec's writer, libdeflate), per effort: the slowest of seven held-out screenshots, wallpapers and
+ * photos (scripts/lib/png-explore.mjs, docs/benchmarks.md; efforts 0-7: 0.05, 0.08, 0.28, 0.80, 1.37, 1.72, 2.8,
+ * 2.9 s per MP, 8 and 9 as 7) times 2.2, the margin oxipng's caps had for a held-out graphic slower than the rest.
  *
  * WebP (libwebp, lossy q80 or lossless), per effort: the slowest of six images at 1 MP (docs/benchmarks.md
  * item 21; effort 6-9 is method 6, lossy, on a noisy wallpaper) times 1.5.
@@ -24,18 +22,16 @@ import readme from '../../README.md?raw'
 import wranglerToml from '../../wrangler.toml?raw'
 import { AVIF_EFFORT_CAPS, avif } from '../../src/codecs/avif'
 import type { EffortCaps } from '../../src/codecs/effort-caps'
-import { PNG_EFFORT_CAPS, PNG_ROW_LEVELS, png } from '../../src/codecs/png'
+import { PNG_EFFORT_CAPS, png } from '../../src/codecs/png'
 import { WEBP_EFFORT_CAPS, webp } from '../../src/codecs/webp'
 import type { Codec } from '../../src/codecs/types'
 
-const PNG_LEVEL_SECONDS = [0.21, 0.99, 2.37, 5.62, 7.23, 12.22, 14.94].map((s) => s * 2.2)
-const PNG_LEVELS = [0, 1, 1, 2, 2, 3, 4, 5, 6, 6]
-const ZLIB_LEVEL_SECONDS: Record<number, number> = { 6: 0.74, 7: 1.2, 8: 4.0, 9: 7.5 }
+const PNG_SECONDS = [0.05, 0.08, 0.28, 0.8, 1.37, 1.72, 2.8, 2.9, 2.9, 2.9].map((s) => s * 2.2)
 
 
 const CODECS: Array<{ name: string; codec: Codec; caps: EffortCaps; secondsPerMP: readonly number[] }> = [
   { name: 'AVIF', codec: avif, caps: AVIF_EFFORT_CAPS, secondsPerMP: [0.82, 0.82, 1.03, 2.4, 4.44, 25, 36.7, 54, 74, 102.2] },
-  { name: 'PNG', codec: png, caps: PNG_EFFORT_CAPS, secondsPerMP: PNG_LEVELS.map((level, effort) => Math.max(PNG_LEVEL_SECONDS[level]!, ZLIB_LEVEL_SECONDS[PNG_ROW_LEVELS[effort]!]!)) },
+  { name: 'PNG', codec: png, caps: PNG_EFFORT_CAPS, secondsPerMP: PNG_SECONDS },
   { name: 'WebP', codec: webp, caps: WEBP_EFFORT_CAPS, secondsPerMP: [0.23, 0.54, 0.4, 0.76, 0.72, 1.37, 21.82, 21.82, 21.82, 21.82].map((s) => s * 1.5) },
 ]
 

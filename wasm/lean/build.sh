@@ -6,8 +6,8 @@
 #   bash wasm/lean/build.sh trace   # .cache/lean-build/lean-trace.wasm: reports each allocation of 64 KiB
 #                                   # or more with its callers (scripts/avif-compare.mjs --wasm ...)
 #
-# Sources: MozJPEG 4.1.5 (a pinned commit: Debian does not package it), libwebp 1.5.0, libpng 1.6.39, zlib 1.2.13, giflib 5.2.2, dav1d 1.5.1, libavif 1.4.2 and
-# libaom 3.12.1, the release tarballs as Debian ships them, checked against the SHA-256 below. Toolchain: Debian's
+# Sources: MozJPEG 4.1.5 (a pinned commit: Debian does not package it), libwebp 1.5.0, libpng 1.6.39, zlib 1.2.13, giflib 5.2.2, dav1d 1.5.1, libavif 1.4.2,
+# libaom 3.12.1 and libdeflate 1.23, the release tarballs as Debian ships them, checked against the SHA-256 below. Toolchain: Debian's
 # clang 14, wasm-ld, wasi-libc and cmake (installed with apt when missing and running as root). Output: a WASI "reactor" that imports its memory (so each
 # instance's maximum is set from JS) and exports the functions of lean.c.
 set -euo pipefail
@@ -23,6 +23,7 @@ sources=(
   "d/dav1d/dav1d_1.5.1.orig.tar.xz 401813f1f89fa8fd4295805aa5284d9aed9bc7fc1fdbe554af4292f64cbabe21"
   "liba/libavif/libavif_1.4.2.orig.tar.gz 2b645287340ba5a631d268b551dc2d72bd73ac33335962dd36dcdb6d8366921d"
   "a/aom/aom_3.12.1.orig.tar.gz 40c929a41b2a59c24319a699c358351422829b3ae646de31b18cbabed0191962"
+  "libd/libdeflate/libdeflate_1.23.orig.tar.gz 1ab18349b9fb0ce8a0ca4116bded725be7dcbfa709e19f6f983d99df1fb8b25f"
 )
 
 if ! command -v clang-14 >/dev/null || ! command -v wasm-ld-14 >/dev/null || ! command -v llvm-ar-14 >/dev/null || [ ! -f /usr/lib/wasm32-wasi/libc.a ] || [ ! -d /usr/share/emscripten/system/include/compat ] || ! command -v cmake >/dev/null; then
@@ -54,6 +55,10 @@ gif="$work/giflib-5.2.2"
 dav1d="$work/dav1d-1.5.1"
 avif="$work/libavif-1.4.2"
 aom="$work/aom-3.12.1"
+deflate="$work/libdeflate-1.23"
+# PNG output deflates a chunk of rows at a time (sink_png.c): every block libdeflate writes is left non-final
+# and its stream ends with an empty stored block, so that the chunks' streams concatenate into one.
+grep -q 'imgedge: no block is final' "$deflate/lib/deflate_compress.c" || patch -s -d "$deflate" -p1 < "$here/libdeflate-sync-flush.patch"
 
 # The headers MozJPEG's CMake would generate, for an 8-bit build without SIMD, with arithmetic coding.
 sed -e 's/@JPEG_LIB_VERSION@/62/' -e 's/@VERSION@/4.1.5/' -e 's/@LIBJPEG_TURBO_VERSION_NUMBER@/4001005/' \
@@ -113,10 +118,12 @@ for dir in src/enc src/dsp src/utils sharpyuv; do
   done
 done
 jobs+=("$here/lean.c|-I$jpeg ${webp_flags[*]}")
-for name in png pngerror pngget pngmem pngread pngrio pngrtran pngrutil pngset pngtrans pngwrite pngwio pngwtran pngwutil; do jobs+=("$png/$name.c|-I$zlib"); done
-for name in adler32 crc32 inffast inflate inftrees zutil deflate trees; do jobs+=("$zlib/$name.c|"); done
+# libpng's reader and zlib's inflater for PNG input (png.c); PNG output is sink_png.c's own, with libdeflate.
+for name in png pngerror pngget pngmem pngread pngrio pngrtran pngrutil pngset pngtrans; do jobs+=("$png/$name.c|-I$zlib"); done
+for name in adler32 crc32 inffast inflate inftrees zutil; do jobs+=("$zlib/$name.c|"); done
 jobs+=("$here/png.c|-I$png -I$zlib")
-jobs+=("$here/sink_png.c|-I$png -I$zlib")
+for name in deflate_compress adler32 crc32 utils; do jobs+=("$deflate/lib/$name.c|-I$deflate"); done
+jobs+=("$here/sink_png.c|-I$deflate")
 jobs+=("$here/pipeline.c|")
 jobs+=("$here/resample.c|")
 # libwebp's decoder for WebP input (webp_dec.c); what it uses of src/dsp and src/utils is built above.
@@ -183,6 +190,7 @@ cp "$dav1d/COPYING" "$here/licenses/dav1d-COPYING"
 cp "$avif/LICENSE" "$here/licenses/libavif-LICENSE"
 cp "$aom/LICENSE" "$here/licenses/libaom-LICENSE"
 cp "$aom/PATENTS" "$here/licenses/libaom-PATENTS"
+cp "$deflate/COPYING" "$here/licenses/libdeflate-COPYING"
 # zlib 1.2.13 ships its licence as the last section of its README.
 sed -n '/^Copyright notice:/,$p' "$zlib/README" > "$here/licenses/zlib-LICENSE"
 ls -l "$here/lean.wasm"

@@ -1,8 +1,8 @@
 /*
  * The row pipeline (pipeline.h), and the calls JS builds one with: a source (px_jpeg, px_png,
- * px_webp, px_gif, px_avif), then the transforms the geometry asks for, in order (px_orient, px_crop, px_resize, px_pad,
- * px_flatten), then one sink (px_to_jpeg, px_to_webp + webp_encode, px_to_png, px_to_avif, px_to_rgba), which
- * pulls every row through. One pipeline per conversion, as everything in the lean codec.
+ * px_webp, px_gif, px_avif, px_pixels), then the transforms the geometry asks for, in order (px_orient, px_crop, px_resize, px_pad,
+ * px_flatten), then one sink (px_to_jpeg, px_to_webp + webp_encode, px_png_analyse + px_to_png, px_to_avif, px_to_rgba), which
+ * pulls every row through (PNG's sink, twice: px_png_analyse, then px_to_png). One pipeline at a time, as everything in the lean codec.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +26,7 @@ Rows *rows_stage(size_t size, int width, int height, const uint8_t *(*next)(Rows
 typedef struct {
   Rows rows;
   uint8_t *pixels;
-  int y;
+  int y, owned;
 } Buffer;
 
 static const uint8_t *buffer_next(Rows *self) {
@@ -36,16 +36,23 @@ static const uint8_t *buffer_next(Rows *self) {
 }
 
 static void buffer_close(Rows *self) {
-  free(((Buffer *)self)->pixels);
+  if (((Buffer *)self)->owned) free(((Buffer *)self)->pixels);
   free(self);
 }
 
 Rows *rows_from_buffer(uint8_t *rgba, int width, int height, int alpha, int grey) {
   Buffer *b = (Buffer *)rows_stage(sizeof(Buffer), width, height, buffer_next, buffer_close);
   b->pixels = rgba;
+  b->owned = 1;
   b->rows.alpha = alpha;
   b->rows.grey = grey;
   return &b->rows;
+}
+
+Rows *rows_of_buffer(const uint8_t *rgba, int width, int height, int alpha) {
+  Rows *rows = rows_from_buffer((uint8_t *)rgba, width, height, alpha, 0);
+  ((Buffer *)rows)->owned = 0;
+  return rows;
 }
 
 /* ---------------------------------------------------------------- transforms */
@@ -227,6 +234,8 @@ EXPORT(px_png) void px_png(void) { pipe = png_rows(); }
 EXPORT(px_webp) void px_webp(int width, int height) { pipe = webp_rows(width, height); }
 EXPORT(px_gif) void px_gif(void) { pipe = gif_rows(); }
 EXPORT(px_avif) void px_avif(void) { pipe = avif_rows(); }
+/** RGBA pixels that JS keeps (and frees): a source that can be read twice. */
+EXPORT(px_pixels) void px_pixels(const uint8_t *rgba, int width, int height, int alpha) { pipe = rows_of_buffer(rgba, width, height, alpha); }
 
 EXPORT(px_orient) void px_orient(int orientation) { pipe = rows_orient(built(), orientation); }
 EXPORT(px_crop) void px_crop(int x, int y, int width, int height) { pipe = rows_crop(built(), x, y, width, height); }
@@ -249,6 +258,8 @@ EXPORT(px_to_rgba) uint8_t *px_to_rgba(void) { return rows_collect(take()); }
 EXPORT(px_to_jpeg) size_t px_to_jpeg(int quality, int progressive, int optimize, int mozjpeg) { return jpeg_sink(take(), quality, progressive, optimize, mozjpeg); }
 /** Fills the WebP encoder's picture (webp_encode encodes it); returns 1 if any pixel is transparent. */
 EXPORT(px_to_webp) int px_to_webp(int lossless) { return webp_sink(take(), lossless); }
-EXPORT(px_to_png) size_t px_to_png(int level, int filters) { return png_sink(take(), level, filters); }
+/** PNG in two passes over the same rows: px_png_analyse reads them, then JS builds the pipeline again for px_to_png. */
+EXPORT(px_png_analyse) void px_png_analyse(void) { png_analyse(take()); }
+EXPORT(px_to_png) size_t px_to_png(int level, int strategies) { return png_sink(take(), level, strategies); }
 EXPORT(px_to_avif) size_t px_to_avif(int quality, int speed, int flags) { return avif_sink(take(), quality, speed, flags); }
 

@@ -26,6 +26,7 @@ Rows *rows_stage(size_t size, int width, int height, const uint8_t *(*next)(Rows
 
 /* Sources (src_*.c and lean.c). */
 Rows *rows_from_buffer(uint8_t *rgba, int width, int height, int alpha, int grey); /* takes `rgba` over */
+Rows *rows_of_buffer(const uint8_t *rgba, int width, int height, int alpha);        /* leaves `rgba` to the caller */
 Rows *jpeg_rows(void);                                                              /* the started JPEG (jd_start, RGBA) */
 Rows *png_rows(void);                                                               /* the opened PNG */
 Rows *webp_rows(int width, int height);                                             /* the opened WebP, at its size or smaller */
@@ -43,7 +44,8 @@ Rows *rows_flatten(Rows *in, const uint8_t background[3]);
 uint8_t *rows_collect(Rows *in);                                              /* whole RGBA image */
 size_t jpeg_sink(Rows *in, int quality, int progressive, int optimize, int mozjpeg); /* lean.c */
 int webp_sink(Rows *in, int lossless);                                       /* lean.c: fills the encoder's picture; returns 1 if transparent */
-size_t png_sink(Rows *in, int level, int filters);                           /* sink_png.c */
+void png_analyse(Rows *in);                                                   /* sink_png.c: the first of two passes */
+size_t png_sink(Rows *in, int level, int strategies);                         /* sink_png.c: the second */
 size_t avif_sink(Rows *in, int quality, int speed, int flags);               /* sink_avif.c: flags as ae_start's */
 
 #endif

@@ -18,7 +18,6 @@
 #include "lean.h"
 #include "pipeline.h"
 #include "png.h"
-#include "png_handlers.h"
 
 /* iCCP, zTXt and iTXt are inflated into memory before they are dropped; larger ones are skipped. */
 #define CHUNK_MAX (2 * 1024 * 1024)
@@ -31,12 +30,14 @@ static int width, height, passes, next_row, grey, alpha;
 /* Adam7: the whole image, decoded on the first pd_read_rows that does not take it all at once. */
 static uint8_t *deinterlaced;
 
-void lean_png_error(png_structp p, png_const_charp message) {
+/* libpng's errors end in `fail`, never in a return to libpng (wasi-libc has no longjmp); warnings (a bad ancillary
+ * chunk, which is then skipped) are not fatal, as in libpng's default. */
+__attribute__((noreturn)) static void lean_png_error(png_structp p, png_const_charp message) {
   (void)p;
   fail(message);
 }
 
-void lean_png_warning(png_structp p, png_const_charp message) {
+static void lean_png_warning(png_structp p, png_const_charp message) {
   (void)p;
   (void)message;
 }
