@@ -182,7 +182,7 @@ rerun it rather than editing the figures. How one conversion is measured: [docs/
 ${matrixLegend(flagMiB)}
 
 Inputs (\`scripts/lib/inputs.mjs\`, cached in \`.cache/memory-inputs/\`): ${source.charAt(0).toLowerCase()}${source.slice(1)}; from the same pixels, JPEG
-baseline at quality 90 (4:2:0), PNG RGB (oxipng level 1), WebP quality 80, AVIF quality 60 (8-bit 4:2:0), GIF one
+baseline at quality 90 (4:2:0), PNG RGB (oxipng level 1, which scripts/lib/inputs.mjs still uses), WebP quality 80, AVIF quality 60 (8-bit 4:2:0), GIF one
 frame of 256 colours. The screenshots are \`scripts/make-screenshots.mjs\`'s (8-bit RGB, flat panels and text).
 Machine: ${machine.cpu}, nproc ${machine.nproc}; ${machine.workerdRun}.
 

@@ -13,7 +13,8 @@ const TRIALS = none | minsum | entropy
  * parsing) and the filter strategies tried (0: the layout's usual one: none for a palette, libpng's choice per
  * row otherwise). Measured against sharp's best (compressionLevel 9, with or without adaptive filtering,
  * whichever is smaller) on held-out screenshots, wallpapers and photos (scripts/lib/png-explore.mjs,
- * docs/benchmarks.md): effort 2 0.89-1.11x, effort 4 (the default) 0.87-0.94x, effort 9 0.83-0.93x.
+ * docs/benchmarks.md item 22): effort 2 0.50-1.11x, effort 3 0.50-1.02x, effort 4 (the default; three of the images)
+ * 0.87-0.94x, level 12 0.46-0.93x; oxipng level 2, which this replaces, 0.45-0.93x.
  */
 export const PNG_SETTINGS: readonly LeanPngSettings[] = [
   { level: 1, strategies: 0 },
