@@ -23,6 +23,9 @@
 //   --mix LIST       the cases the clients cycle through (default jpeg:12,webp:12,webp:4@width=1200,jpeg:1)
 //   --requests R     conversions per client (default 3)
 //   --corpus DIR     photos to make the inputs from (default ../shared/corpus/photos)
+//   --control        also send the clients' requests, the same bodies in the same order, to a Worker that
+//                    answers at once and never reads them (scripts/lib/control-worker): what workerd grows by
+//                    for the request bytes alone under wrangler dev, whatever the Worker does
 //   --json FILE      also write the results as JSON
 
 import fs from 'node:fs'
@@ -45,6 +48,7 @@ function parseArgs(argv) {
     requests: 3,
     corpus: path.resolve(ROOT, '..', 'shared', 'corpus', 'photos'),
     json: null,
+    control: false,
   }
   for (let i = 0; i < argv.length; i++) {
     const [name, inline] = argv[i].includes('=') && argv[i].startsWith('--') ? [argv[i].slice(0, argv[i].indexOf('=')), argv[i].slice(argv[i].indexOf('=') + 1)] : [argv[i], undefined]
@@ -58,6 +62,7 @@ function parseArgs(argv) {
       case '--requests': args.requests = Number(value()); break
       case '--corpus': args.corpus = path.resolve(value()); break
       case '--json': args.json = value(); break
+      case '--control': args.control = true; break
       default:
         console.error(`measure-steady: unknown argument ${argv[i]}`)
         process.exit(2)
@@ -88,8 +93,8 @@ async function convert(base, testCase, body) {
 }
 
 /** A fresh wrangler dev, idle after one GET /api/health: `work` gets its base URL, pid and idle RSS (KiB). */
-async function withServer(work) {
-  const server = await startWorker({ root: ROOT, vars: VARS, prefix: 'imgedge-steady-', log: () => {} })
+async function withServer(work, cwd = ROOT) {
+  const server = await startWorker({ root: ROOT, cwd, vars: VARS, prefix: 'imgedge-steady-', log: () => {} })
   try {
     await (await fetch(`${server.base}/api/health`)).arrayBuffer()
     await sleep(500)
@@ -116,7 +121,7 @@ async function sequence(testCase, body, times) {
   })
 }
 
-async function clients(mix, bodies, count, requests) {
+async function clients(mix, bodies, count, requests, cwd = ROOT) {
   return withServer(async ({ base, pid, idle }) => {
     resetPeak(pid)
     let sampled = 0
@@ -140,7 +145,7 @@ async function clients(mix, bodies, count, requests) {
     const peak = mib(memoryOf(pid).hwm - idle)
     await sleep(1000)
     return { clients: count, requests, mix: mix.map((c) => c.key), peak, sampledPeak: mib(sampled - idle), after: mib(memoryOf(pid).rss - idle), statuses, seconds: Math.round(seconds) }
-  })
+  }, cwd)
 }
 
 const args = parseArgs(process.argv.slice(2))
@@ -149,7 +154,7 @@ const mix = args.clients > 0 ? args.mix.map(caseOfKey) : []
 const bodies = new Map()
 for (const c of [...sequences, ...mix]) if (!bodies.has(c.key)) bodies.set(c.key, await inputFor(c, args.corpus))
 
-const results = { sequences: [], clients: null }
+const results = { sequences: [], clients: null, control: null }
 console.log(`| conversion | ${Array.from({ length: args.times }, (_, i) => `#${i + 1}`).join(' | ')} | worst | resident after | answers |`)
 console.log(`|---|${'---|'.repeat(args.times)}---|---|---|`)
 for (const c of sequences) {
@@ -161,5 +166,10 @@ if (mix.length) {
   const r = await clients(mix, bodies, args.clients, args.requests)
   results.clients = r
   console.log(`\n${r.clients} clients x ${r.requests} conversions (${r.mix.join(', ')}): peak +${r.peak} MiB over idle (sampled +${r.sampledPeak}), +${r.after} MiB resident after, ${r.seconds} s; answers ${JSON.stringify(r.statuses)}`)
+  if (args.control) {
+    const k = await clients(mix, bodies, args.clients, args.requests, path.join(ROOT, 'scripts', 'lib', 'control-worker'))
+    results.control = k
+    console.log(`control (the same requests to a Worker that never reads them): peak +${k.peak} MiB over idle (sampled +${k.sampledPeak}), +${k.after} MiB resident after, ${k.seconds} s; answers ${JSON.stringify(k.statuses)}`)
+  }
 }
 if (args.json) fs.writeFileSync(args.json, `${JSON.stringify(results, null, 2)}\n`)
