@@ -5,6 +5,7 @@ import { apiCors } from './lib/cors'
 import { compress } from './routes/compress'
 import { formats } from './routes/formats'
 import { health } from './routes/health'
+import { img } from './routes/img'
 import { openapi } from './routes/openapi'
 
 /**
@@ -15,11 +16,13 @@ export const app = new Hono<{ Bindings: Env }>()
 
 app.use('*', secureHeaders({ crossOriginResourcePolicy: 'cross-origin', crossOriginOpenerPolicy: false }))
 app.use('/api/*', apiCors())
+app.use('/img/*', apiCors())
 
 app.route('/api/health', health)
 app.route('/api/formats', formats)
 app.route('/api/compress', compress)
 app.route('/api/openapi.json', openapi)
+app.route('/img', img)
 
 /** Known paths with another method: 405 with the allowed one, rather than a misleading 404. */
 for (const [path, allow] of [
@@ -27,6 +30,7 @@ for (const [path, allow] of [
   ['/api/formats', 'GET, HEAD'],
   ['/api/compress', 'POST'],
   ['/api/openapi.json', 'GET, HEAD'],
+  ['/img/*', 'GET, HEAD'],
 ] as const) {
   app.all(path, (c) => {
     throw new ApiError('method_not_allowed', `${c.req.method} is not allowed on ${path}; use ${allow}.`, {}, { Allow: allow })

@@ -19,6 +19,18 @@ function acceptedTypes(accept: string): Set<string> {
   return types
 }
 
+/**
+ * The formats `auto` may choose beyond the input's family, from what the client lists explicitly (AVIF, WebP): the part of
+ * Accept an `auto` answer depends on, so caches can key its variants by it.
+ *
+ * @example
+ * acceptedModernFormats('image/avif,image/webp,image/apng,*\/*;q=0.8') // ['avif', 'webp']
+ */
+export function acceptedModernFormats(accept: string): OutputFormat[] {
+  const accepted = acceptedTypes(accept)
+  return (['avif', 'webp'] as const).filter((format) => accepted.has(CODECS[format].mime))
+}
+
 /** The planned output size, known after the geometry step. */
 export interface OutputSize {
   width: number
@@ -51,8 +63,7 @@ function familyOf(header: ImageHeader): OutputFormat {
 export function formatCandidates(requested: RequestedFormat | undefined, header: ImageHeader, accept: string, output: OutputSize): OutputFormat[] {
   if (requested === undefined) return [defaultOutputFor(header.format)]
   if (requested !== 'auto') return [requested]
-  const accepted = acceptedTypes(accept)
-  const candidates = [...(['avif', 'webp'] as const).filter((format) => accepted.has(CODECS[format].mime)), familyOf(header)]
+  const candidates = [...acceptedModernFormats(accept), familyOf(header)]
   const fitting = candidates.filter((format) => fits(format, output))
   return fitting.length > 0 ? fitting : ['png']
 }

@@ -14,6 +14,12 @@ export interface ParsedRequest {
   filename?: string
 }
 
+/** What a body is read from: a request, or a source's answer (an R2 object, an origin's response). */
+export interface BodySource {
+  headers: Headers
+  body: ReadableStream<Uint8Array> | null
+}
+
 /**
  * Read a request body, counting bytes as they stream in and stopping at `maxBytes`, into the isolate's
  * body buffer: the bytes are a view of it, valid until the next conversion reads its body.
@@ -21,7 +27,7 @@ export interface ParsedRequest {
  * Hono's bodyLimit trusts a Content-Length when one is present; we count regardless, so neither a
  * missing nor a lying Content-Length lets a larger body through.
  */
-export async function readBody(request: Request, maxBytes: number, timeoutMs = Number.POSITIVE_INFINITY): Promise<Uint8Array> {
+export async function readBody(request: BodySource, maxBytes: number, timeoutMs = Number.POSITIVE_INFINITY): Promise<Uint8Array> {
   await refuseDeclaredTooLarge(request, maxBytes)
   const declared = Number(request.headers.get('content-length') ?? Number.NaN)
   if (!request.body) return new Uint8Array(0)
@@ -86,7 +92,7 @@ function readerInto(body: ReadableStream<Uint8Array>) {
 }
 
 /** 413 for a Content-Length over the limit, before any of the body is read. */
-async function refuseDeclaredTooLarge(request: Request, maxBytes: number): Promise<void> {
+async function refuseDeclaredTooLarge(request: BodySource, maxBytes: number): Promise<void> {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN)
   if (declared > maxBytes) {
     // Say at once that the body will not be read: wrangler dev otherwise drains it (all of it,
@@ -102,7 +108,7 @@ const tooLarge = (maxBytes: number) =>
   })
 
 /** Collect option names/values, refusing an option given twice (which of the two would win is a guess). */
-function collectFields(entries: Iterable<[string, string]>, into: Record<string, string>): void {
+export function collectFields(entries: Iterable<[string, string]>, into: Record<string, string>): void {
   for (const [name, value] of entries) {
     if (name in into) throw new ApiError('invalid_option', `Option "${name}" is given more than once.`, { option: name })
     into[name] = value

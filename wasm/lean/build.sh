@@ -193,4 +193,7 @@ cp "$aom/PATENTS" "$here/licenses/libaom-PATENTS"
 cp "$deflate/COPYING" "$here/licenses/libdeflate-COPYING"
 # zlib 1.2.13 ships its licence as the last section of its README.
 sed -n '/^Copyright notice:/,$p' "$zlib/README" > "$here/licenses/zlib-LICENSE"
+# The build's identity, for what caches the codec's output (GET /img's ETags): test/install/build-id.test.ts checks it.
+printf '/** The first 16 hex digits of lean.wasm's SHA-256, written by build.sh: answers made by another build are other bytes. */\nexport const LEAN_BUILD = %s\n' \
+  "'$(sha256sum "$here/lean.wasm" | cut -c1-16)'" > "$here/../build-id.ts"
 ls -l "$here/lean.wasm"
