@@ -26,6 +26,8 @@ export default defineConfig({
         test: {
           name: 'workerd',
           include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'],
+          // A real origin on loopback for GET /img (test/origin/server.ts), its URL given as inject('originUrl').
+          globalSetup: ['./test/origin/server.ts'],
           testTimeout: 60_000,
         },
       },

@@ -2,37 +2,43 @@ import pkg from '../../package.json'
 import { acceptedModernFormats } from '../pipeline/negotiate'
 import type { CompressOptions } from '../pipeline/options'
 
-/** One answer of GET /img: the same options, source version and (for `format=auto`) accepted formats give the same bytes. */
+/** One answer of GET /img: the same options, source and (for `format=auto`) accepted formats give the same bytes. */
 export interface Variant {
-  /** Strong ETag, quoted. */
-  etag: string
-  /** The Cache API key: a URL made from the ETag, so every part of the variant is in it. */
-  cacheKey: Request
+  /** Hash of everything but the source's version. */
+  id: string
   /** True when the answer depends on Accept (`format=auto`). */
   varies: boolean
 }
 
+const hex = async (text: string, bytes = 16) => {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)))
+  return [...digest.subarray(0, bytes)].map((byte) => byte.toString(16).padStart(2, '0')).join('')
+}
+
 /**
  * The variant a request names: its parsed options (defaults filled, so `width=800,format=webp` and
- * `format=webp,width=800` are one variant), the object's key and version (R2's etag), the formats `auto` may
- * choose from Accept, and the build (package version and codec build id: a new encoder makes new bytes).
+ * `format=webp,width=800` are one variant), the source (bucket key or URL), the formats `auto` may choose from
+ * Accept, and the build (package version and codec build id: a new encoder makes new bytes).
  *
  * @example
- * const { etag, cacheKey } = await variantOf(options, 'photo.jpg', object.etag, accept, buildId)
+ * const variant = await variantOf(options, 'bucket:photo.jpg', accept, LEAN_BUILD)
  */
-export async function variantOf(options: CompressOptions, key: string, version: string, accept: string, build: string): Promise<Variant> {
+export async function variantOf(options: CompressOptions, source: string, accept: string, build: string): Promise<Variant> {
   const varies = options.format === 'auto'
   const normalised = Object.entries(options).sort(([a], [b]) => a.localeCompare(b))
   const accepted = varies ? acceptedModernFormats(accept).join('+') || 'family' : ''
-  const text = JSON.stringify([pkg.version, build, normalised, key, version, accepted])
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)))
-  const id = [...digest.subarray(0, 16)].map((byte) => byte.toString(16).padStart(2, '0')).join('')
-  return { etag: `"${id}"`, cacheKey: new Request(`https://imgedge-cache.invalid/img/${id}`), varies }
+  return { id: await hex(JSON.stringify([pkg.version, build, normalised, source, accepted])), varies }
 }
 
+/** The strong ETag of a variant made from one version of its source (R2's etag, an origin's ETag or Last-Modified). */
+export const etagOf = async (variant: Variant, version: string): Promise<string> => `"${await hex(`${variant.id}\n${version}`)}"`
+
+/** The Cache API's key for a hash (an ETag for bucket sources, a variant's id for origins). */
+export const cacheKeyOf = (hash: string): Request => new Request(`https://imgedge-cache.invalid/img/${hash.replace(/"/g, '')}`)
+
 /** True when an If-None-Match header names this ETag (or is `*`); weak comparison, as RFC 9110 asks for If-None-Match. */
-export function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
-  if (!header) return false
+export function matchesIfNoneMatch(header: string | undefined, etag: string | null): boolean {
+  if (!header || !etag) return false
   return header.split(',').some((tag) => {
     const t = tag.trim()
     return t === '*' || t.replace(/^W\//, '') === etag

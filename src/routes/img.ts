@@ -1,92 +1,161 @@
 import { Hono } from 'hono'
+import type { Context } from 'hono'
 import { createMiddleware } from 'hono/factory'
 import { withLeanSession } from '../../wasm'
 import { LEAN_BUILD } from '../../wasm/build-id'
 import { decoderMemoryCap } from '../codecs/types'
 import { deliveryOf } from '../delivery/config'
+import { fetchOrigin, versionOf } from '../delivery/origin'
 import { checkSignature } from '../delivery/sign'
+import { resolveSource, type Source } from '../delivery/source'
 import { parseImagePath } from '../delivery/url'
-import { matchesIfNoneMatch, type Variant, variantOf } from '../delivery/variant'
+import { cacheKeyOf, etagOf, matchesIfNoneMatch, type Variant, variantOf } from '../delivery/variant'
 import { limitsOf } from '../env'
 import { ApiError } from '../errors'
 import { endBodyBuffer } from '../lib/body-buffer'
 import { conversionSlot } from '../lib/slot'
 import { convertImage } from '../pipeline/convert'
 import type { CompressOptions } from '../pipeline/options'
-import { readBody } from '../pipeline/parse'
+import { type BodySource, readBody } from '../pipeline/parse'
 import { respond } from '../pipeline/respond'
 import { type ClientVariables, identifyClient } from '../ratelimit/identify'
 import { rateLimit } from '../ratelimit/limit'
 
 interface Requested {
   options: CompressOptions
-  key: string
+  source: Source
   variant: Variant
+  etag: string
+  cacheKey: Request
+  onError: 'redirect' | undefined
+  /** An origin's answer, its body unread. */
+  answer?: Response
 }
 
 type ImgEnv = { Bindings: Env; Variables: { requested: Requested } } & ClientVariables
 
 /** The headers every answer of a variant carries, 200 and 304 alike. */
-function variantHeaders(variant: Variant, maxAgeSeconds: number): Record<string, string> {
-  return { ETag: variant.etag, 'Cache-Control': `public, max-age=${maxAgeSeconds}`, ...(variant.varies ? { Vary: 'Accept' } : {}) }
+function variantHeaders(c: Context<ImgEnv>, variant: Variant, etag: string): Record<string, string> {
+  const { maxAgeSeconds } = deliveryOf(c.env)
+  return { ETag: etag, 'Cache-Control': `public, max-age=${maxAgeSeconds}`, ...(variant.varies ? { Vary: 'Accept' } : {}) }
 }
 
+const notModified = (c: Context<ImgEnv>, variant: Variant, etag: string) => c.body(null, 304, variantHeaders(c, variant, etag))
+
+/** A stored answer, with this request's caching headers. */
+function fromCache(c: Context<ImgEnv>, cached: Response, variant: Variant): Response {
+  const hit = new Response(cached.body, cached)
+  for (const [name, value] of Object.entries(variantHeaders(c, variant, cached.headers.get('etag') ?? ''))) hit.headers.set(name, value)
+  hit.headers.set('Cache-Status', 'imgedge; hit')
+  return hit
+}
+
+/** `onerror=redirect`: the original instead of a problem, never cached. */
+const redirectToOriginal = (url: URL) => new Response(null, { status: 302, headers: { Location: url.href, 'Cache-Control': 'no-store' } })
+
 /**
- * What is answered without converting, and without counting against the client's quota: the signature, the path,
- * the source's existence and size (R2's head, no bytes read), then 304 for a matching If-None-Match and the cached
- * answer for a variant converted before.
+ * What is answered without converting, and without counting against the client's quota: the signature, the path
+ * and its source (a host not on ALLOWED_SOURCES is refused here, before any fetch), then for a bucket key R2's
+ * head (existence, size, version: no bytes read) and for an origin its answer's headers; then 304 for a matching
+ * If-None-Match and the stored answer for a variant converted before.
  */
 const lookUp = createMiddleware<ImgEnv>(async (c, next) => {
   const url = new URL(c.req.url)
-  const { maxAgeSeconds, signingKey } = deliveryOf(c.env)
-  await checkSignature(url, signingKey, Date.now() / 1000)
+  const delivery = deliveryOf(c.env)
+  await checkSignature(url, delivery.signingKey, Date.now() / 1000)
   const extra = [...url.searchParams.keys()].find((name) => name !== 'sig' && name !== 'exp')
-  if (extra !== undefined) throw new ApiError('invalid_option', `GET /img takes its options in the path (/img/${extra}=.../<key>), not the query.`, { option: extra })
-  const { options, key } = parseImagePath(url.pathname)
-
-  const head = await c.env.IMAGES.head(key)
-  if (head === null) throw new ApiError('source_not_found', `No object ${JSON.stringify(key)} in the IMAGES bucket.`, { key })
+  if (extra !== undefined) throw new ApiError('invalid_option', `GET /img takes its options in the path (/img/${extra}=.../<source>), not the query.`, { option: extra })
+  const { options, onError, rawSource } = parseImagePath(url.pathname)
+  const source = resolveSource(rawSource, delivery)
+  if (onError !== undefined && source.kind !== 'origin') throw new ApiError('invalid_option', 'onerror=redirect needs an origin source (ORIGIN_URL or an absolute URL).', { option: 'onerror' })
   const { maxInputBytes } = limitsOf(c.env)
-  if (head.size > maxInputBytes) throw new ApiError('payload_too_large', `The source image is larger than the limit of ${maxInputBytes} bytes.`, { limit: maxInputBytes })
+  const accept = c.req.header('accept') ?? ''
+  const ifNoneMatch = c.req.header('if-none-match')
 
-  const variant = await variantOf(options, key, head.etag, c.req.header('accept') ?? '', LEAN_BUILD)
-  if (matchesIfNoneMatch(c.req.header('if-none-match'), variant.etag)) {
-    return c.body(null, 304, variantHeaders(variant, maxAgeSeconds))
+  if (source.kind === 'bucket') {
+    const head = await c.env.IMAGES.head(source.key)
+    if (head === null) throw new ApiError('source_not_found', `No object ${JSON.stringify(source.key)} in the IMAGES bucket.`, { key: source.key })
+    if (head.size > maxInputBytes) throw new ApiError('payload_too_large', `The source image is larger than the limit of ${maxInputBytes} bytes.`, { limit: maxInputBytes })
+    const variant = await variantOf(options, `bucket:${source.key}`, accept, LEAN_BUILD)
+    const etag = await etagOf(variant, head.etag)
+    if (matchesIfNoneMatch(ifNoneMatch, etag)) return notModified(c, variant, etag)
+    const cacheKey = cacheKeyOf(etag)
+    const cached = await caches.default.match(cacheKey)
+    if (cached) return fromCache(c, cached, variant)
+    c.set('requested', { options, source, variant, etag, cacheKey, onError })
+    return next()
   }
-  const cached = await caches.default.match(variant.cacheKey)
-  if (cached) {
-    const hit = new Response(cached.body, cached)
-    for (const [name, value] of Object.entries(variantHeaders(variant, maxAgeSeconds))) hit.headers.set(name, value)
-    hit.headers.set('Cache-Status', 'imgedge; hit')
-    return hit
+
+  // An origin's version is known only from its answer: stored answers are keyed by the variant and kept for max-age.
+  const variant = await variantOf(options, `origin:${source.url.href}`, accept, LEAN_BUILD)
+  const cacheKey = cacheKeyOf(variant.id)
+  const cached = await caches.default.match(cacheKey)
+  if (cached) return matchesIfNoneMatch(ifNoneMatch, cached.headers.get('etag')) ? notModified(c, variant, cached.headers.get('etag')!) : fromCache(c, cached, variant)
+  let answer: Response
+  try {
+    answer = await fetchOrigin(source.url, { timeoutMs: delivery.originTimeoutMs, maxBytes: maxInputBytes })
+  } catch (error) {
+    if (onError === 'redirect') return redirectToOriginal(source.url)
+    throw error
   }
-  c.set('requested', { options, key, variant })
-  await next()
+  const etag = await etagOf(variant, versionOf(answer))
+  if (matchesIfNoneMatch(ifNoneMatch, etag)) {
+    await answer.body?.cancel().catch(() => {})
+    return notModified(c, variant, etag)
+  }
+  c.set('requested', { options, source, variant, etag, cacheKey, onError, answer })
+  return next()
 })
 
+/** The source's bytes, counted against MAX_INPUT_BYTES as they arrive, into the isolate's body buffer. */
+async function readSource(c: Context<ImgEnv>, { source, answer }: Requested): Promise<Uint8Array> {
+  const limits = limitsOf(c.env)
+  if (source.kind === 'origin') {
+    try {
+      return await readBody(answer as BodySource, limits.maxInputBytes, limits.bodyTimeoutMs)
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'payload_too_large') throw error
+      throw new ApiError('source_unavailable', `The origin's answer was cut off or too slow (${source.url.href}).`, { source: source.url.href })
+    }
+  }
+  const object = await c.env.IMAGES.get(source.key)
+  if (object === null) throw new ApiError('source_not_found', `No object ${JSON.stringify(source.key)} in the IMAGES bucket.`, { key: source.key })
+  return readBody({ headers: new Headers({ 'content-length': String(object.size) }), body: object.body }, limits.maxInputBytes)
+}
+
+const nameOf = (source: Source) => {
+  const path = source.kind === 'bucket' ? source.key : decodeURIComponent(source.url.pathname)
+  return path.slice(path.lastIndexOf('/') + 1)
+}
+
 /**
- * GET (and HEAD) /img/<options>/<key>: the image `key` of the R2 bucket `IMAGES`, converted as POST /api/compress
- * would with the same options, for `<img src>` and CDNs. The pipeline, top to bottom:
- * look up (signature -> path -> R2 head -> 304 / cache hit, none counted) -> identify the client -> rate limit ->
- * (wait for the conversion slot) -> read the object -> convert (src/pipeline/convert.ts) -> respond, with ETag,
- * Cache-Control and Cache-Status -> store in the Cache API.
+ * GET (and HEAD) /img/<options>/<source>: an image from the R2 bucket `IMAGES` or an origin, converted as POST
+ * /api/compress would with the same options, for `<img src>` and CDNs. The pipeline, top to bottom:
+ * look up (signature -> path and source -> R2 head or the origin's answer -> 304 / stored answer, none counted) ->
+ * identify the client -> rate limit -> (wait for the conversion slot) -> read the source -> convert
+ * (src/pipeline/convert.ts) -> respond, with ETag, Cache-Control and Cache-Status -> store in the Cache API.
  */
 export const img = new Hono<ImgEnv>().get('/*', lookUp, identifyClient(), rateLimit(), async (c) => {
   const limits = limitsOf(c.env)
-  const { maxAgeSeconds } = deliveryOf(c.env)
-  const { options, key, variant } = c.get('requested')
+  const requested = c.get('requested')
+  const { options, source, variant, etag, cacheKey, onError } = requested
 
-  const outcome = await conversionSlot.run(() => withLeanSession(decoderMemoryCap(), async () => {
-    const object = await c.env.IMAGES.get(key)
-    if (object === null) throw new ApiError('source_not_found', `No object ${JSON.stringify(key)} in the IMAGES bucket.`, { key })
-    const bytes = await readBody({ headers: new Headers({ 'content-length': String(object.size) }), body: object.body }, limits.maxInputBytes)
-    const filename = key.slice(key.lastIndexOf('/') + 1)
-    return convertImage({ bytes, options, accept: c.req.header('accept') ?? '', filename }, limits)
-  }).finally(endBodyBuffer), limits.queueTimeoutMs)
+  let outcome
+  try {
+    outcome = await conversionSlot.run(() => withLeanSession(decoderMemoryCap(), async () => {
+      const bytes = await readSource(c, requested)
+      return convertImage({ bytes, options, accept: c.req.header('accept') ?? '', filename: nameOf(source) }, limits)
+    }).finally(endBodyBuffer), limits.queueTimeoutMs)
+  } catch (error) {
+    if (onError === 'redirect' && source.kind === 'origin' && error instanceof ApiError) return redirectToOriginal(source.url)
+    throw error
+  } finally {
+    await requested.answer?.body?.cancel().catch(() => {})
+  }
 
   const answer = respond(c, { ...outcome, vary: variant.varies }, options.response === 'json')
-  for (const [name, value] of Object.entries(variantHeaders(variant, maxAgeSeconds))) answer.headers.set(name, value)
+  for (const [name, value] of Object.entries(variantHeaders(c, variant, etag))) answer.headers.set(name, value)
   answer.headers.set('Cache-Status', 'imgedge; fwd=miss; stored')
-  c.executionCtx.waitUntil(caches.default.put(variant.cacheKey, answer.clone()).catch((error: Error) => console.error(`cache put failed: ${error.message}`)))
+  c.executionCtx.waitUntil(caches.default.put(cacheKey, answer.clone()).catch((error: Error) => console.error(`cache put failed: ${error.message}`)))
   return answer
 })

@@ -75,7 +75,10 @@ registry.registerPath({
 })
 
 const binary = { schema: { type: 'string' as const, format: 'binary' } }
-const compressErrors = codes.filter((code) => !['not_found'].includes(code))
+/** Codes only GET /img answers with. */
+const DELIVERY_ONLY: ErrorCode[] = ['signature_required', 'invalid_signature', 'signature_expired', 'source_not_allowed', 'source_not_found', 'source_unavailable']
+const compressErrors = codes.filter((code) => code !== 'not_found' && !DELIVERY_ONLY.includes(code))
+const deliveryErrors = codes.filter((code) => !['not_found', 'missing_image', 'unsupported_media_type', 'body_timeout'].includes(code))
 
 registry.registerPath({
   method: 'post',
@@ -108,6 +111,44 @@ registry.registerPath({
       },
     },
     ...problems(compressErrors),
+  },
+})
+
+registry.registerPath({
+  method: 'get',
+  path: '/img/{options}/{source}',
+  summary: 'Deliver an image from R2 or an origin, converted and cached',
+  description:
+    'For `<img src>`, `srcset` and CDNs (HEAD too): the image `source` (a key in the R2 bucket `IMAGES`; with `ORIGIN_URL` set, a path under it; ' +
+    'or an absolute URL on a host of `ALLOWED_SOURCES`) converted as `POST /api/compress` converts it with the same `options`. ' +
+    'A strong `ETag`, `304` for `If-None-Match`, `Cache-Control: public, max-age=IMG_MAX_AGE`, `Vary: Accept` only with `format=auto`, ' +
+    'and `Cache-Status` (RFC 9211): answers are stored in the Cache API. With the secret `SIGNING_KEY` set, every URL carries `sig` ' +
+    '(base64url HMAC-SHA256 of the path, then `?exp=<exp>` when given) and may carry `exp`. Conversions count against the rate limit; cache hits and 304s do not.',
+  request: {
+    params: z.object({
+      options: z.string().openapi({ param: { name: 'options', in: 'path' }, example: 'width=800,format=auto', description: 'Comma-separated `name=value` pairs with the names and values of the compress options, plus `onerror=redirect` (origin sources: a 302 to the original instead of an error); `_` for none.' }),
+      source: z.string().openapi({ param: { name: 'source', in: 'path' }, example: 'photos/cat.jpg', description: 'The rest of the path, slashes included: a bucket key, a path under ORIGIN_URL, or an absolute https:// URL.' }),
+    }),
+    query: z.object({
+      sig: z.string().optional().openapi({ description: 'The signature, when `SIGNING_KEY` is set (`npm run sign`).' }),
+      exp: z.string().optional().openapi({ description: 'Unix time after which the signed URL is refused.' }),
+    }),
+  },
+  responses: {
+    200: {
+      description: 'The converted image.',
+      headers: headerObjects({
+        ...ANSWER_HEADERS,
+        ...RATE_LIMIT_HEADERS,
+        ETag: 'Strong: the options, the source and its version, the Accept class of `format=auto` and the build.',
+        'Cache-Control': '`public, max-age=IMG_MAX_AGE`.',
+        'Cache-Status': '`imgedge; hit` from the Cache API, or `imgedge; fwd=miss; stored`.',
+      }),
+      content: Object.fromEntries(Object.values(CODECS).filter((codec) => codec.encode).map((codec) => [codec.mime, binary])),
+    },
+    302: { description: '`onerror=redirect` and the origin image could not be served: `Location` is the original.' },
+    304: { description: '`If-None-Match` names this ETag: nothing was read or converted.' },
+    ...problems(deliveryErrors),
   },
 })
 

@@ -35,11 +35,11 @@ const doc = async (): Promise<Document> => {
 }
 
 describe('openapi.json', () => {
-  it('is an OpenAPI 3.1 document describing exactly the three endpoints', async () => {
+  it('is an OpenAPI 3.1 document describing exactly the four endpoints', async () => {
     const d = await doc()
     expect(d.openapi).toBe('3.1.0')
     expect(d.info.title).toBe('imgedge')
-    expect(Object.keys(d.paths).sort()).toEqual(['/api/compress', '/api/formats', '/api/health'])
+    expect(Object.keys(d.paths).sort()).toEqual(['/api/compress', '/api/formats', '/api/health', '/img/{options}/{source}'])
     for (const [path, methods] of Object.entries(d.paths)) {
       for (const op of Object.values(methods)) {
         expect(op.summary, path).toBeTruthy()

@@ -1,0 +1,62 @@
+import { ApiError } from '../errors'
+
+/** Redirects followed, each within the origin (scheme, host and port) of the URL asked for. */
+const MAX_REDIRECTS = 3
+
+export interface OriginFetch {
+  /** Longest wait for the answer, its body included (the signal stays on the body). */
+  timeoutMs: number
+  /** MAX_INPUT_BYTES: a declared Content-Length over it is refused before the body is read. */
+  maxBytes: number
+}
+
+const unavailable = (url: URL, why: string) =>
+  new ApiError('source_unavailable', `The origin did not give the image (${url.href}): ${why}.`, { source: url.href })
+
+/**
+ * GET an image from an untrusted origin: no cookies or credentials, a timeout over the whole answer, redirects
+ * followed only within the same origin and at most MAX_REDIRECTS, 404 and 410 as `source_not_found`, any other
+ * failure (unreachable, 5xx, timeout, a redirect elsewhere) as `source_unavailable`. The body is left unread: the
+ * caller counts its bytes (`readBody`) and sniffs them.
+ *
+ * @example
+ * const answer = await fetchOrigin(new URL('https://images.example.com/cat.jpg'), { timeoutMs: 10_000, maxBytes })
+ */
+export async function fetchOrigin(url: URL, { timeoutMs, maxBytes }: OriginFetch): Promise<Response> {
+  const signal = AbortSignal.timeout(timeoutMs)
+  let current = url
+  for (let redirects = 0; ; redirects++) {
+    let answer: Response
+    try {
+      answer = await fetch(current, { redirect: 'manual', signal, headers: { Accept: 'image/*' } })
+    } catch (error) {
+      throw unavailable(current, signal.aborted ? `no answer within ${timeoutMs} ms (ORIGIN_TIMEOUT_MS)` : `unreachable (${(error as Error).message})`)
+    }
+    const location = answer.headers.get('location')
+    if (answer.status >= 300 && answer.status < 400 && location !== null) {
+      await answer.body?.cancel().catch(() => {})
+      const next = new URL(location, current)
+      if (next.origin !== url.origin) throw unavailable(url, `it redirects to another origin (${next.origin})`)
+      if (redirects >= MAX_REDIRECTS) throw unavailable(url, `more than ${MAX_REDIRECTS} redirects`)
+      current = next
+      continue
+    }
+    if (answer.status === 404 || answer.status === 410) {
+      await answer.body?.cancel().catch(() => {})
+      throw new ApiError('source_not_found', `The origin has no image at ${current.href} (${answer.status}).`, { source: current.href })
+    }
+    if (answer.status !== 200) {
+      await answer.body?.cancel().catch(() => {})
+      throw unavailable(current, `it answered ${answer.status}`)
+    }
+    const declared = Number(answer.headers.get('content-length') ?? Number.NaN)
+    if (declared > maxBytes) {
+      await answer.body?.cancel().catch(() => {})
+      throw new ApiError('payload_too_large', `The source image is larger than the limit of ${maxBytes} bytes.`, { limit: maxBytes })
+    }
+    return answer
+  }
+}
+
+/** An origin's version of what it answered, for the ETag: its ETag, else its Last-Modified, else nothing. */
+export const versionOf = (answer: Response): string => answer.headers.get('etag') ?? answer.headers.get('last-modified') ?? ''
