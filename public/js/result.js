@@ -92,6 +92,14 @@ async function showCompare(file, blob, res, name) {
   $('#compare').hidden = false
 }
 
+/** An image answered to a GET (GET /img): shown with its format, size and cache status; the caller adds the snippet. */
+async function showDelivered(blob, res) {
+  const { width, height } = await loadImage($('#delivered-img'), objectUrl(blob))
+  const size = width ? `${width}×${height}` : 'not decodable by this browser'
+  const cache = res.headers.get('cache-status') ?? 'no Cache-Status'
+  $('#delivered-meta').textContent = `${res.headers.get('x-output-format') ?? blob.type} · ${size} · ${formatBytes(blob.size)} · ${cache}`
+}
+
 /**
  * Render an answer. Returns a one-line summary for the live region, and the output file name
  * for the curl command (when the body was an image).
@@ -99,7 +107,7 @@ async function showCompare(file, blob, res, name) {
 export async function showAnswer({ res, ms, file }) {
   for (const url of urls) URL.revokeObjectURL(url)
   urls = []
-  for (const id of ['#compare', '#body-block', '#timing']) $(id).hidden = true
+  for (const id of ['#compare', '#body-block', '#timing', '#delivered']) $(id).hidden = true
 
   const type = (res.headers.get('content-type') ?? '').split(';')[0].trim()
   const blob = await res.blob()
@@ -115,6 +123,7 @@ export async function showAnswer({ res, ms, file }) {
   if (type.startsWith('image/')) {
     output = fileNameOf(res)
     if (file) await showCompare(file, blob, res, output)
+    else await showDelivered(blob, res)
   } else if (/json$/.test(type)) {
     const value = JSON.parse(await blob.text())
     if (typeof value.image === 'string' && file) {

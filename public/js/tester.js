@@ -42,8 +42,32 @@ function setupFileInput() {
 const endpoint = () => $('input[name="endpoint"]:checked').value
 
 function showFieldsFor(name) {
-  $('#compress-fields').hidden = name !== 'compress'
+  $('#compress-fields').hidden = name !== 'compress' && name !== 'img'
+  $('#drop').hidden = name !== 'compress'
+  $('#img-fields').hidden = name !== 'img'
   $('#health-fields').hidden = name !== 'health'
+}
+
+/** `/img/<options>/<source>`: the options as comma-joined pairs (`_` for none), a key's segments percent-encoded. */
+export function imgPath(params, source) {
+  const options = [...params].map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join(',') || '_'
+  const trimmed = source.trim().replace(/^\/+/, '')
+  const path = /^https?:\/\//i.test(trimmed) ? trimmed : trimmed.split('/').map(encodeURIComponent).join('/')
+  return `/img/${options}/${path}`
+}
+
+/** An <img> with a srcset of three widths for the same options, to paste into a page. */
+function srcsetSnippet(params, source) {
+  const at = (width) => {
+    const copy = new URLSearchParams(params)
+    copy.set('width', String(width))
+    return `${location.origin}${imgPath(copy, source)}`
+  }
+  return [
+    `<img src="${at(800)}"`,
+    `     srcset="${[400, 800, 1200].map((w) => `${at(w)} ${w}w`).join(',\n             ')}"`,
+    `     sizes="(max-width: 600px) 400px, 800px" alt="">`,
+  ].join('\n')
 }
 
 /** The request the form describes: method, URL, headers and body. */
@@ -60,6 +84,11 @@ function describeRequest(options) {
   const accept = $('#accept').value
   if (accept) headers.Accept = accept
   if (key) headers['X-API-Key'] = key
+  if (name === 'img') {
+    const params = options?.read() ?? new URLSearchParams()
+    const source = $('#img-source').value
+    return { method: 'GET', url: `${location.origin}${imgPath(params, source)}`, headers, snippet: srcsetSnippet(params, source) }
+  }
   if (file) headers['Content-Type'] = file.type.startsWith('image/') ? file.type : 'application/octet-stream'
   return {
     method: 'POST',
@@ -105,9 +134,14 @@ export function setupTester({ formats, openapi, onAnswer }) {
     line.textContent = `${request.method} ${new URL(request.url).pathname}${new URL(request.url).search}`
     const started = performance.now()
     try {
-      const res = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body })
+      // no-store: the browser's own cache would otherwise answer a repeated GET /img, and hide the worker's Cache-Status.
+      const res = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body, cache: 'no-store' })
       const ms = performance.now() - started
       const { summary, output } = await showAnswer({ res, ms, file: request.method === 'POST' ? file : null })
+      if (request.snippet && res.ok) {
+        $('#srcset').textContent = request.snippet
+        $('#delivered').hidden = false
+      }
       line.textContent = `${line.textContent}: ${summary}`
       curl = curlCommand({ ...request, output })
       $('#curl').textContent = curl

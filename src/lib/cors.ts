@@ -21,6 +21,6 @@ export const apiCors = () =>
     },
     allowMethods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
     allowHeaders: ['Content-Type', 'Accept', 'Authorization', 'X-API-Key'],
-    exposeHeaders: [...Object.keys(ANSWER_HEADERS), ...Object.keys(RATE_LIMIT_HEADERS), 'Retry-After', 'Content-Disposition', 'Content-Length'],
+    exposeHeaders: [...Object.keys(ANSWER_HEADERS), ...Object.keys(RATE_LIMIT_HEADERS), 'Retry-After', 'Content-Disposition', 'Content-Length', 'ETag', 'Cache-Status'],
     maxAge: 86_400,
   })

@@ -1,7 +1,8 @@
 // The reference page in a real browser: headless Chromium (Debian `chromium`) driven by playwright-core,
 // against a fresh `wrangler dev`. Run with `npm run test:e2e`; `npm test` does not include it.
 // Writes docs/reference-page.png, the screenshot in the README.
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
+import http from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { chromium } from 'playwright-core'
 import { startWranglerDev } from '../http/wrangler-dev.ts'
@@ -78,10 +79,23 @@ async function compressPhoto(page, extra = async () => {}) {
 
 const noOverflow = (page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)
 
+/** An origin on loopback for GET /img (ORIGIN_URL): the fixture photo at /images/photos/cat.jpg. */
+async function startOrigin() {
+  const photo = readFileSync(PHOTO)
+  const server = http.createServer((req, res) => {
+    if (req.url === '/images/photos/cat.jpg') res.writeHead(200, { 'Content-Type': 'image/jpeg', ETag: '"cat"' }).end(photo)
+    else res.writeHead(404).end()
+  })
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return { url: `http://127.0.0.1:${server.address().port}/images/`, close: () => server.close() }
+}
+
 let dev
 let browser
+let origin
 try {
-  dev = await startWranglerDev()
+  origin = await startOrigin()
+  dev = await startWranglerDev({ ORIGIN_URL: origin.url })
   browser = await chromium.launch({ executablePath: CHROMIUM })
   // reducedMotion: no smooth scrolling, so the screenshot is taken where the page was scrolled to.
   const desktop = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'light', reducedMotion: 'reduce' })
@@ -223,6 +237,46 @@ try {
     await phone.close()
   })
 
+  await check('the tester delivers an image with GET /img: URL from the options, the image, a cache miss then a hit, a srcset snippet', async () => {
+    await page.check('input[name="endpoint"][value="img"]')
+    assert(await page.isHidden('#drop'), 'the file drop is shown for GET /img')
+    await page.fill('#img-source', 'photos/cat.jpg')
+    await page.selectOption('#opt-format', 'webp')
+    await page.fill('#opt-width', '200')
+    await page.selectOption('#accept', '')
+    const delivered = async () => {
+      await send(page)
+      await page.waitForFunction(() => {
+        const img = document.querySelector('#delivered-img')
+        return !document.querySelector('#delivered').hidden && img.complete && img.naturalWidth > 0
+      })
+      return page.textContent('#delivered-meta')
+    }
+    const first = await delivered()
+    assert(/webp · 200×125 .* fwd=miss; stored/.test(first), `first: ${first}`)
+    assert(await page.isHidden('#compare'), 'the compress comparison is still shown')
+    const line = await page.textContent('#request-line')
+    assert(line.includes('GET /img/') && line.includes('format=webp') && line.includes('width=200') && line.includes('/photos/cat.jpg'), `request line: ${line}`)
+    const second = await delivered()
+    assert(/imgedge; hit/.test(second), `second: ${second}`)
+    const snippet = await page.textContent('#srcset')
+    assert(snippet.includes('srcset=') && snippet.includes('width=400') && snippet.includes('1200w'), `snippet: ${snippet}`)
+    assert((await page.textContent('#curl')).includes('/img/'), 'curl lacks the /img URL')
+    await page.check('input[name="endpoint"][value="compress"]')
+  })
+
+  await check('the <picture> and srcset example page shows GET /img images', async () => {
+    const { page: pictures, errors: pictureErrors } = await openPage(desktop)
+    await pictures.goto(`${dev.base}/examples/picture.html`)
+    await pictures.waitForFunction(() => [...document.images].every((img) => img.complete && img.naturalWidth > 0))
+    const chosen = await pictures.evaluate(() => [...document.images].map((img) => img.currentSrc))
+    assert(chosen.length === 2 && chosen.every((src) => src.includes('/img/width=')), `sources: ${chosen.join(', ')}`)
+    assert(chosen[1].includes('format=avif'), `<picture> did not take AVIF: ${chosen[1]}`)
+    const unexpected = pictureErrors.filter((text) => !text.includes('/favicon.ico'))
+    assert(unexpected.length === 0, unexpected.join('\n'))
+    await pictures.close()
+  })
+
   await check('the HTML form example posts multipart and gets a WebP back', async () => {
     const { page: form, errors: formErrors } = await openPage(desktop)
     await form.goto(`${dev.base}/examples/form.html`)
@@ -245,5 +299,6 @@ try {
 } finally {
   await browser?.close()
   await dev?.stop()
+  origin?.close()
 }
 finish()
