@@ -29,6 +29,8 @@
 //   --report-only      only rewrite docs/benchmarks.md (and the chart) from .cache/bench-results.json
 //   --explore          only the experiments in Node (MozJPEG settings, V8 tiering; part of the full run),
 //                      merged into the last run's .cache/bench-results.json
+//   --delivery         only the delivery phase (GET /img: misses, cache hits and 304s at 1 and 16 clients; part of
+//                      every full and quick run), merged into the last run's .cache/bench-results.json
 //   --corpus DIR       photos to make inputs from (default ../shared/corpus/photos; synthesised without)
 //   --timeout S        per-request timeout in seconds (default 300)
 
@@ -44,6 +46,7 @@ import { SETTINGS_MAPPING, encodeWith, loadSharp, sharpConvert, sharpSteps } fro
 import { createScorer, matchQuality } from './lib/bench-quality.mjs'
 import { dur, fmt, kib, max, median, min, ms, pct, ratio, ratioChartSvg, spread, table } from './lib/bench-report.mjs'
 import { MOZJPEG_VARIANTS, NATIVE_JPEG_VARIANTS, exploreMozjpeg, exploreNativeJpeg, exploreTiering } from './lib/bench-explore.mjs'
+import { deliveryPhase, deliveryTable } from './lib/bench-delivery.mjs'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const CACHE = path.join(ROOT, '.cache')
@@ -63,7 +66,7 @@ const ISOLATE_MIB = 128
 // Command line
 
 function parseArgs(argv) {
-  const args = { quick: false, runs: null, only: null, allPhases: false, merge: false, docs: true, reportOnly: false, explore: false, corpus: path.resolve(ROOT, '..', 'shared', 'corpus', 'photos'), timeout: 300 }
+  const args = { quick: false, runs: null, only: null, allPhases: false, merge: false, docs: true, reportOnly: false, explore: false, delivery: false, corpus: path.resolve(ROOT, '..', 'shared', 'corpus', 'photos'), timeout: 300 }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     const [name, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined]
@@ -77,6 +80,7 @@ function parseArgs(argv) {
       case '--no-docs': args.docs = false; break
       case '--report-only': args.reportOnly = true; break
       case '--explore': args.explore = true; break
+      case '--delivery': args.delivery = true; break
       case '--corpus': args.corpus = path.resolve(value()); break
       case '--timeout': args.timeout = Number(value()); break
       case '-h': case '--help': {
@@ -831,6 +835,16 @@ function render(data) {
   out.push('One `wrangler dev` is one isolate, and imgedge runs one conversion at a time per isolate (`src/lib/slot.ts`, for the 128 MB limit), so its throughput does not grow with connections: requests queue and latency grows instead. On Cloudflare, concurrent requests spread over many isolates and machines. sharp uses up to 4 libuv threads on the 2 cores.')
   out.push('')
 
+  // Delivery
+  if (data.delivery?.length) {
+    out.push('## Delivery (GET /img, 1 MP JPEG from a loopback origin → WebP)')
+    out.push('')
+    out.push(deliveryTable(data.delivery))
+    out.push('')
+    out.push('A miss fetches the origin and converts (one conversion at a time per isolate, as above); a hit is the Cache API\'s stored answer, and a 304 an If-None-Match on it, neither counted against the quota. `wrangler dev` keeps the Cache API on local disk; on Cloudflare it is per data centre, and does nothing on `*.workers.dev`.')
+    out.push('')
+  }
+
   // Sweep
   if (data.sweep.length) {
     out.push('## Effort sweep (through the API, 1 MP photo; PNG: the screenshot)')
@@ -936,6 +950,25 @@ async function main() {
     if (args.docs) await writeDocs(data)
     return
   }
+  if (args.delivery) {
+    const inputs = createInputs({ root: ROOT, corpusDir: fs.existsSync(args.corpus) ? args.corpus : null, log: (m) => log(`  ${m}`) })
+    const photo = fs.readFileSync((await inputs.get('jpeg:1')).file)
+    const tree = snapshotTree()
+    const delivery = await deliveryPhase({ root: ROOT, cwd: tree, vars: VARS, photo, log, quick: args.quick })
+    console.log(`\n${deliveryTable(delivery)}`)
+    if (fs.existsSync(RESULTS)) {
+      const data = JSON.parse(fs.readFileSync(RESULTS, 'utf8'))
+      data.delivery = delivery
+      data.meta.reruns = [...(data.meta.reruns ?? []), { date: new Date().toISOString(), command: 'npm run bench -- --delivery', cases: ['delivery'] }]
+      fs.writeFileSync(RESULTS, JSON.stringify(data, null, 1))
+      if (args.docs) await writeDocs(data)
+    } else {
+      fs.mkdirSync(CACHE, { recursive: true })
+      fs.writeFileSync(path.join(CACHE, 'bench-delivery.json'), JSON.stringify(delivery, null, 1))
+      log(`no ${path.relative(ROOT, RESULTS)} to merge into: written to .cache/bench-delivery.json, docs left alone`)
+    }
+    return
+  }
   const started = Date.now()
   const loadStart = os.loadavg()[0]
   const sharp = loadSharp(ROOT)
@@ -994,6 +1027,8 @@ async function main() {
       }
       log('throughput:')
       data.throughput = await throughputPhase(ctx)
+      log('delivery (GET /img):')
+      data.delivery = await deliveryPhase({ root: ROOT, cwd: tree, vars: VARS, photo: (await inputs.get('jpeg:1')).body, log, quick: args.quick })
     }
     if (reloaded(server)) log('WARNING: the dev server reloaded during the run')
     await server.stop()
