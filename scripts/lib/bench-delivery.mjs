@@ -1,8 +1,12 @@
 // The delivery phase of `npm run bench` (and `npm run bench -- --delivery` alone): GET /img against its own
-// `wrangler dev`, whose ORIGIN_URL is an origin on loopback holding the 1 MP photo. At 1 and 16 clients: misses (each
-// request a new variant, so each converts), cache hits (one variant, stored), and 304s (If-None-Match on a stored one).
+// `wrangler dev`, with an origin on loopback (on ALLOWED_SOURCES) holding the 1 MP photo. At 1 and 16 clients: misses (each
+// request a new variant, so each converts), cache hits (one variant, stored), and 304s (If-None-Match on a stored one);
+// and the same photo as a key of the local R2 bucket, whose hits and 304s each read R2's head first.
+import { execFileSync } from 'node:child_process'
+import fs from 'node:fs'
 import http from 'node:http'
-import { startWorker } from './devserver.mjs'
+import path from 'node:path'
+import { startWorker, tempDir } from './devserver.mjs'
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
 
@@ -38,10 +42,16 @@ export async function deliveryPhase({ root, cwd, vars, photo, log, quick = false
     else res.writeHead(404).end()
   })
   await new Promise((resolve) => origin.listen(0, '127.0.0.1', resolve))
-  const server = await startWorker({ root, cwd, vars: { ...vars, ORIGIN_URL: `http://127.0.0.1:${origin.address().port}/images/` }, prefix: 'imgedge-bench-delivery-', log })
+  const originBase = `http://127.0.0.1:${origin.address().port}`
+  const server = await startWorker({ root, cwd, vars: { ...vars, ALLOWED_SOURCES: originBase }, prefix: 'imgedge-bench-delivery-', log })
   const rows = []
   try {
-    const url = (options) => `${server.base}/img/${options}/photo.jpg`
+    // The photo into the running server's local bucket too.
+    const scratch = tempDir('imgedge-bench-r2-')
+    fs.writeFileSync(path.join(scratch, 'photo.jpg'), photo)
+    execFileSync(path.join(root, 'node_modules', '.bin', 'node'), [path.join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js'), 'r2', 'object', 'put', 'imgedge-images/bucket/photo.jpg', '--file', path.join(scratch, 'photo.jpg'), '--local', '--persist-to', server.persistTo], { cwd, stdio: 'ignore' })
+    fs.rmSync(scratch, { recursive: true, force: true })
+    const url = (options) => `${server.base}/img/${options}/${originBase}/images/photo.jpg`
     let variant = 0
     for (const connections of [1, 16]) {
       const misses = quick ? Math.max(4, connections) : Math.max(8, connections * 2)
@@ -52,7 +62,12 @@ export async function deliveryPhase({ root, cwd, vars, photo, log, quick = false
       await first.arrayBuffer()
       const hit = await load(() => stored, hits, connections)
       const notModified = await load(() => stored, hits, connections, { 'If-None-Match': first.headers.get('etag') })
-      for (const [kind, r] of [['miss (converts)', miss], ['cache hit', hit], ['304', notModified]]) {
+      const inBucket = `${server.base}/img/width=${300 + connections},format=webp/bucket/photo.jpg`
+      const bucketFirst = await fetch(inBucket)
+      await bucketFirst.arrayBuffer()
+      const bucketHit = await load(() => inBucket, hits, connections)
+      const bucket304 = await load(() => inBucket, hits, connections, { 'If-None-Match': bucketFirst.headers.get('etag') })
+      for (const [kind, r] of [['miss (converts)', miss], ['cache hit', hit], ['304', notModified], ['R2 key: cache hit (R2 head, then the cache)', bucketHit], ['R2 key: 304 (R2 head)', bucket304]]) {
         rows.push({ kind, connections, ...r })
         log(`- ${kind}, ${connections} clients: ${r.rps.toFixed(1)} req/s, p50 ${r.p50.toFixed(1)} ms, p97.5 ${r.p97_5.toFixed(1)} ms; ${JSON.stringify(r.statuses)}`)
       }

@@ -73,6 +73,7 @@ export async function startWorker({ prefix = 'imgedge-dev-', attempts = 3, retry
       const server = await startDevServer({ ...options, port: await freePort(), inspectorPort: await freePort(), persistTo })
       const stop = server.stop
       server.stop = () => stop().finally(() => removeTempDir(persistTo))
+      server.persistTo = persistTo // local state (R2, Durable Objects, Cache API): `wrangler r2 object put --local --persist-to` fills it
       return server
     } catch (error) {
       const tail = error.handle?.log.split('\n').slice(-15).join('\n') ?? ''

@@ -18,6 +18,11 @@ export type ClientVariables = { Variables: { client: Client } }
 export interface IdentifyOptions {
   /** Realm named in `WWW-Authenticate` on 401 answers. */
   realm?: string
+  /**
+   * True when this request is authorised without a key even under `REQUIRE_API_KEY` (GET /img with signed URLs: an
+   * `<img>` cannot send a key, and the signature already says the URL was given out). Such a client counts by its IP.
+   */
+  authorisedWithoutKey?: (env: Env) => boolean
 }
 
 /**
@@ -41,7 +46,7 @@ export const identifyClient = (options: IdentifyOptions = {}) => {
         })
       }
       c.set('client', { id: `key:${match.name}`, policy: match.plan, limit: quotas.plans[match.plan] ?? 0 })
-    } else if (quotas.requireApiKey) {
+    } else if (quotas.requireApiKey && !options.authorisedWithoutKey?.(c.env)) {
       throw new ApiError('api_key_required', 'This service needs an API key: send Authorization: Bearer <key> or X-API-Key.', {}, {
         'WWW-Authenticate': `Bearer realm="${realm}"`,
       })

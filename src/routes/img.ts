@@ -135,7 +135,10 @@ const nameOf = (source: Source) => {
  * identify the client -> rate limit -> (wait for the conversion slot) -> read the source -> convert
  * (src/pipeline/convert.ts) -> respond, with ETag, Cache-Control and Cache-Status -> store in the Cache API.
  */
-export const img = new Hono<ImgEnv>().get('/*', lookUp, identifyClient(), rateLimit(), async (c) => {
+/** Under REQUIRE_API_KEY, a signed URL (checked in lookUp) stands in for the key. */
+const signedUrls = (env: Env) => deliveryOf(env).signingKey !== undefined
+
+export const img = new Hono<ImgEnv>().get('/*', lookUp, identifyClient({ authorisedWithoutKey: signedUrls }), rateLimit(), async (c) => {
   const limits = limitsOf(c.env)
   const requested = c.get('requested')
   const { options, source, variant, etag, cacheKey, onError } = requested

@@ -173,6 +173,17 @@ describe('signed /img URLs', () => {
   })
 })
 
+describe('GET /img under REQUIRE_API_KEY', () => {
+  it('needs a key for unsigned URLs, and takes a signed URL in place of one', async () => {
+    await put('k.jpg', fixture('photo.jpg'))
+    const required = { REQUIRE_API_KEY: 'true' }
+    await expectProblem(await img('/img/width=30/k.jpg', {}, required), 'api_key_required', 401)
+    const signing = { ...required, SIGNING_KEY: 'the-key' }
+    await expectProblem(await img('/img/width=30/k.jpg', {}, signing), 'signature_required', 403)
+    expect((await decode(await okBytes(await img(await signPath('/img/width=30/k.jpg', 'the-key'), {}, signing)))).image.width).toBe(30)
+  })
+})
+
 describe('GET /img and the rate limit', () => {
   it('counts conversions only: cache hits and 304s are free', async () => {
     await put('q.jpg', fixture('photo.jpg'))
