@@ -4,7 +4,8 @@
 //   SIGNING_KEY=... npm run sign -- '/img/width=800,format=auto/photo.jpg'             # never expires
 //   SIGNING_KEY=... npm run sign -- '/img/width=800/photo.jpg' --expires-in 3600       # valid for an hour
 //
-// Prints the path with its exp and sig parameters. The path must be written as it will be requested (percent-encoded).
+// Prints the path as it will be requested (spaces and non-ASCII percent-encoded, as a URL parser writes them) with its
+// exp and sig parameters.
 
 import { signPath } from '../src/delivery/signature.ts'
 
@@ -18,4 +19,9 @@ if (!secret || !path || rest.length > 0 || !path.startsWith('/img/') || (expires
   process.exit(2)
 }
 const exp = expiresIn === undefined ? undefined : Math.floor(Date.now() / 1000) + expiresIn
-console.log(await signPath(path, secret, exp))
+try {
+  console.log(await signPath(path, secret, exp))
+} catch (error) {
+  console.error(`sign: ${error.message}`)
+  process.exit(2)
+}

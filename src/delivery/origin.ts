@@ -35,7 +35,12 @@ export async function fetchOrigin(url: URL, { timeoutMs, maxBytes }: OriginFetch
     const location = answer.headers.get('location')
     if (answer.status >= 300 && answer.status < 400 && location !== null) {
       await answer.body?.cancel().catch(() => {})
-      const next = new URL(location, current)
+      let next: URL
+      try {
+        next = new URL(location, current)
+      } catch {
+        throw unavailable(url, `it redirects to an invalid URL (${location})`)
+      }
       if (next.origin !== url.origin) throw unavailable(url, `it redirects to another origin (${next.origin})`)
       if (redirects >= MAX_REDIRECTS) throw unavailable(url, `more than ${MAX_REDIRECTS} redirects`)
       current = next
@@ -58,5 +63,5 @@ export async function fetchOrigin(url: URL, { timeoutMs, maxBytes }: OriginFetch
   }
 }
 
-/** An origin's version of what it answered, for the ETag: its ETag, else its Last-Modified, else nothing. */
-export const versionOf = (answer: Response): string => answer.headers.get('etag') ?? answer.headers.get('last-modified') ?? ''
+/** An origin's version of what it answered, for the ETag: its ETag, else its Last-Modified; undefined without either. */
+export const versionOf = (answer: Response): string | undefined => answer.headers.get('etag') ?? answer.headers.get('last-modified') ?? undefined

@@ -1,6 +1,9 @@
 import { ApiError } from '../errors'
 import type { Delivery } from './config'
 
+/** R2's longest object key, in UTF-8 bytes. */
+const MAX_KEY_BYTES = 1024
+
 /** Where a /img image comes from: a key in the IMAGES bucket, or a URL fetched over HTTP(S). */
 export type Source = { kind: 'bucket'; key: string } | { kind: 'origin'; url: URL }
 
@@ -23,9 +26,13 @@ export function resolveSource(raw: string, delivery: Delivery): Source {
     return { kind: 'origin', url }
   }
   if (decoded.split('/').some((part) => part === '..' || part === '.')) throw new ApiError('invalid_request', 'The image key may not contain . or .. segments.')
-  if (delivery.originUrl === undefined) return { kind: 'bucket', key: decoded }
+  if (delivery.originUrl === undefined) {
+    if (new TextEncoder().encode(decoded).length > MAX_KEY_BYTES) throw new ApiError('invalid_request', `An R2 key is at most ${MAX_KEY_BYTES} bytes.`)
+    return { kind: 'bucket', key: decoded }
+  }
+  // Appended to the base as text, never resolved against it: nothing in the path can name another host or user.
   const base = new URL(delivery.originUrl.endsWith('/') ? delivery.originUrl : `${delivery.originUrl}/`)
-  const url = new URL(raw, base)
+  const url = parseUrl(`${base.origin}${base.pathname}${raw}`)
   if (url.origin !== base.origin || !url.pathname.startsWith(base.pathname)) throw new ApiError('invalid_request', 'The image path must stay under ORIGIN_URL.')
   return { kind: 'origin', url }
 }

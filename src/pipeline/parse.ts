@@ -110,7 +110,7 @@ const tooLarge = (maxBytes: number) =>
 /** Collect option names/values, refusing an option given twice (which of the two would win is a guess). */
 export function collectFields(entries: Iterable<[string, string]>, into: Record<string, string>): void {
   for (const [name, value] of entries) {
-    if (name in into) throw new ApiError('invalid_option', `Option "${name}" is given more than once.`, { option: name })
+    if (Object.hasOwn(into, name)) throw new ApiError('invalid_option', `Option "${name}" is given more than once.`, { option: name })
     into[name] = value
   }
 }

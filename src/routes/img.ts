@@ -25,11 +25,12 @@ interface Requested {
   options: CompressOptions
   source: Source
   variant: Variant
-  etag: string
+  /** Known before reading for a bucket key (R2's etag); for an origin, from its answer's validators, else from its bytes. */
+  etag?: string
+  /** R2's etag, to read exactly the version the ETag was made from. */
+  version?: string
   cacheKey: Request
   onError: 'redirect' | undefined
-  /** An origin's answer, its body unread. */
-  answer?: Response
 }
 
 type ImgEnv = { Bindings: Env; Variables: { requested: Requested } } & ClientVariables
@@ -55,9 +56,9 @@ const redirectToOriginal = (url: URL) => new Response(null, { status: 302, heade
 
 /**
  * What is answered without converting, and without counting against the client's quota: the signature, the path
- * and its source (a host not on ALLOWED_SOURCES is refused here, before any fetch), then for a bucket key R2's
- * head (existence, size, version: no bytes read) and for an origin its answer's headers; then 304 for a matching
- * If-None-Match and the stored answer for a variant converted before.
+ * and its source (a host not on ALLOWED_SOURCES is refused here, before any fetch), then for a bucket key R2's head
+ * (existence, size, version: no bytes read) and 304 for a matching If-None-Match, and the stored answer of a
+ * variant converted before. An origin is not asked here: that waits for the rate limit.
  */
 const lookUp = createMiddleware<ImgEnv>(async (c, next) => {
   const url = new URL(c.req.url)
@@ -73,7 +74,7 @@ const lookUp = createMiddleware<ImgEnv>(async (c, next) => {
   const ifNoneMatch = c.req.header('if-none-match')
 
   if (source.kind === 'bucket') {
-    const head = await c.env.IMAGES.head(source.key)
+    const head = await bucketCall(() => c.env.IMAGES.head(source.key))
     if (head === null) throw new ApiError('source_not_found', `No object ${JSON.stringify(source.key)} in the IMAGES bucket.`, { key: source.key })
     if (head.size > maxInputBytes) throw new ApiError('payload_too_large', `The source image is larger than the limit of ${maxInputBytes} bytes.`, { limit: maxInputBytes })
     const variant = await variantOf(options, `bucket:${source.key}`, accept, LEAN_BUILD)
@@ -82,7 +83,7 @@ const lookUp = createMiddleware<ImgEnv>(async (c, next) => {
     const cacheKey = cacheKeyOf(etag)
     const cached = await caches.default.match(cacheKey)
     if (cached) return fromCache(c, cached, variant)
-    c.set('requested', { options, source, variant, etag, cacheKey, onError })
+    c.set('requested', { options, source, variant, etag, version: head.etag, cacheKey, onError })
     return next()
   }
 
@@ -91,24 +92,21 @@ const lookUp = createMiddleware<ImgEnv>(async (c, next) => {
   const cacheKey = cacheKeyOf(variant.id)
   const cached = await caches.default.match(cacheKey)
   if (cached) return matchesIfNoneMatch(ifNoneMatch, cached.headers.get('etag')) ? notModified(c, variant, cached.headers.get('etag')!) : fromCache(c, cached, variant)
-  let answer: Response
-  try {
-    answer = await fetchOrigin(source.url, { timeoutMs: delivery.originTimeoutMs, maxBytes: maxInputBytes })
-  } catch (error) {
-    if (onError === 'redirect') return redirectToOriginal(source.url)
-    throw error
-  }
-  const etag = await etagOf(variant, versionOf(answer))
-  if (matchesIfNoneMatch(ifNoneMatch, etag)) {
-    await answer.body?.cancel().catch(() => {})
-    return notModified(c, variant, etag)
-  }
-  c.set('requested', { options, source, variant, etag, cacheKey, onError, answer })
+  c.set('requested', { options, source, variant, cacheKey, onError })
   return next()
 })
 
+/** An R2 call whose failure (R2 down, a key it refuses) is the source's, not ours. */
+async function bucketCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call()
+  } catch (error) {
+    throw new ApiError('source_unavailable', `The IMAGES bucket could not be read: ${(error as Error).message}.`, {})
+  }
+}
+
 /** The source's bytes, counted against MAX_INPUT_BYTES as they arrive, into the isolate's body buffer. */
-async function readSource(c: Context<ImgEnv>, { source, answer }: Requested): Promise<Uint8Array> {
+async function readSource(c: Context<ImgEnv>, { source, version }: Requested, answer: Response | undefined): Promise<Uint8Array> {
   const limits = limitsOf(c.env)
   if (source.kind === 'origin') {
     try {
@@ -118,47 +116,82 @@ async function readSource(c: Context<ImgEnv>, { source, answer }: Requested): Pr
       throw new ApiError('source_unavailable', `The origin's answer was cut off or too slow (${source.url.href}).`, { source: source.url.href })
     }
   }
-  const object = await c.env.IMAGES.get(source.key)
+  // Only the version the ETag was made from: an upload between the head and here is the next request's.
+  const object = await bucketCall(() => c.env.IMAGES.get(source.key, version ? { onlyIf: { etagMatches: version } } : {}))
   if (object === null) throw new ApiError('source_not_found', `No object ${JSON.stringify(source.key)} in the IMAGES bucket.`, { key: source.key })
+  if (!('body' in object)) throw new ApiError('source_unavailable', `The object ${JSON.stringify(source.key)} changed while it was read; ask again.`, { key: source.key })
   return readBody({ headers: new Headers({ 'content-length': String(object.size) }), body: object.body }, limits.maxInputBytes)
 }
 
-const nameOf = (source: Source) => {
-  const path = source.kind === 'bucket' ? source.key : decodeURIComponent(source.url.pathname)
-  return path.slice(path.lastIndexOf('/') + 1)
+/** The stored answer of an origin without validators gets an ETag from its bytes, so a changed image is never a 304. */
+async function bytesVersion(bytes: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))
+  return `sha256:${[...digest].map((byte) => byte.toString(16).padStart(2, '0')).join('')}`
 }
+
+const nameOf = (source: Source) => {
+  const path = source.kind === 'bucket' ? source.key : source.url.pathname
+  const name = path.slice(path.lastIndexOf('/') + 1)
+  try {
+    return source.kind === 'bucket' ? name : decodeURIComponent(name)
+  } catch {
+    return name
+  }
+}
+
+/** Under REQUIRE_API_KEY, a signed URL (checked in lookUp) stands in for the key. */
+const signedUrls = (env: Env) => deliveryOf(env).signingKey !== undefined
 
 /**
  * GET (and HEAD) /img/<options>/<source>: an image from the R2 bucket `IMAGES` or an origin, converted as POST
  * /api/compress would with the same options, for `<img src>` and CDNs. The pipeline, top to bottom:
- * look up (signature -> path and source -> R2 head or the origin's answer -> 304 / stored answer, none counted) ->
- * identify the client -> rate limit -> (wait for the conversion slot) -> read the source -> convert
- * (src/pipeline/convert.ts) -> respond, with ETag, Cache-Control and Cache-Status -> store in the Cache API.
+ * identify the client (a key, or under REQUIRE_API_KEY a signed URL) -> look up (signature -> path and source -> R2
+ * head -> 304 / stored answer, none counted) -> rate limit -> fetch the origin (304 when its validators match) ->
+ * (wait for the conversion slot) -> read the source -> convert (src/pipeline/convert.ts) -> respond, with ETag,
+ * Cache-Control and Cache-Status -> store in the Cache API.
  */
-/** Under REQUIRE_API_KEY, a signed URL (checked in lookUp) stands in for the key. */
-const signedUrls = (env: Env) => deliveryOf(env).signingKey !== undefined
-
-export const img = new Hono<ImgEnv>().get('/*', lookUp, identifyClient({ authorisedWithoutKey: signedUrls }), rateLimit(), async (c) => {
+export const img = new Hono<ImgEnv>().get('/*', identifyClient({ authorisedWithoutKey: signedUrls }), lookUp, rateLimit(), async (c) => {
   const limits = limitsOf(c.env)
+  const delivery = deliveryOf(c.env)
   const requested = c.get('requested')
-  const { options, source, variant, etag, cacheKey, onError } = requested
+  const { options, source, variant, cacheKey, onError } = requested
+  let { etag } = requested
+
+  let answer: Response | undefined
+  if (source.kind === 'origin') {
+    try {
+      answer = await fetchOrigin(source.url, { timeoutMs: delivery.originTimeoutMs, maxBytes: limits.maxInputBytes })
+    } catch (error) {
+      if (onError === 'redirect') return redirectToOriginal(source.url)
+      throw error
+    }
+    const version = versionOf(answer)
+    if (version !== undefined) {
+      etag = await etagOf(variant, version)
+      if (matchesIfNoneMatch(c.req.header('if-none-match'), etag)) {
+        await answer.body?.cancel().catch(() => {})
+        return notModified(c, variant, etag)
+      }
+    }
+  }
 
   let outcome
   try {
     outcome = await conversionSlot.run(() => withLeanSession(decoderMemoryCap(), async () => {
-      const bytes = await readSource(c, requested)
+      const bytes = await readSource(c, requested, answer)
+      etag ??= await etagOf(variant, await bytesVersion(bytes))
       return convertImage({ bytes, options, accept: c.req.header('accept') ?? '', filename: nameOf(source) }, limits)
     }).finally(endBodyBuffer), limits.queueTimeoutMs)
   } catch (error) {
     if (onError === 'redirect' && source.kind === 'origin' && error instanceof ApiError) return redirectToOriginal(source.url)
     throw error
   } finally {
-    await requested.answer?.body?.cancel().catch(() => {})
+    await answer?.body?.cancel().catch(() => {})
   }
 
-  const answer = respond(c, { ...outcome, vary: variant.varies }, options.response === 'json')
-  for (const [name, value] of Object.entries(variantHeaders(c, variant, etag))) answer.headers.set(name, value)
-  answer.headers.set('Cache-Status', 'imgedge; fwd=miss; stored')
-  c.executionCtx.waitUntil(caches.default.put(cacheKey, answer.clone()).catch((error: Error) => console.error(`cache put failed: ${error.message}`)))
-  return answer
+  const response = respond(c, { ...outcome, vary: variant.varies }, options.response === 'json')
+  for (const [name, value] of Object.entries(variantHeaders(c, variant, etag!))) response.headers.set(name, value)
+  response.headers.set('Cache-Status', 'imgedge; fwd=miss; stored')
+  c.executionCtx.waitUntil(caches.default.put(cacheKey, response.clone()).catch((error: Error) => console.error(`cache put failed: ${error.message}`)))
+  return response
 })

@@ -124,6 +124,8 @@ describe('GET /img errors', () => {
     expect((await expectProblem(await img('/img/webp/o.jpg'), 'invalid_option', 400)).option).toBe('webp')
     expect((await expectProblem(await img('/img/_/o.jpg?width=10'), 'invalid_option', 400)).option).toBe('width')
     await expectProblem(await img('/img/_/a%2F..%2Fo.jpg'), 'invalid_request', 400)
+    await expectProblem(await img(`/img/_/${'k'.repeat(1025)}`), 'invalid_request', 400)
+    await expectProblem(await img('/img/constructor=1/o.jpg'), 'invalid_option', 400)
     await expectProblem(await img('/img/o.jpg'), 'not_found', 404)
   })
 
@@ -155,6 +157,13 @@ describe('signed /img URLs', () => {
     expect((await decode(await okBytes(res))).image.width).toBe(90)
   })
 
+  it('signs the path as the request will carry it: spaces and non-ASCII percent-encoded', async () => {
+    await put('café au lait.jpg', fixture('photo.jpg'))
+    const path = await signPath('/img/width=40/café au lait.jpg', KEY)
+    expect(path).toMatch(/^\/img\/width=40\/caf%C3%A9%20au%20lait\.jpg\?sig=/)
+    expect((await decode(await okBytes(await img(path, {}, signed)))).image.width).toBe(40)
+  })
+
   it('refuses a tampered path, another key, a changed exp and an expired URL', async () => {
     await put('s.jpg', fixture('photo.jpg'))
     const good = await signPath('/img/width=90/s.jpg', KEY)
@@ -162,6 +171,7 @@ describe('signed /img URLs', () => {
     await expectProblem(await img(`/img/width=900/s.jpg?sig=${sig}`, {}, signed), 'invalid_signature', 403)
     await expectProblem(await img(await signPath('/img/width=90/s.jpg', 'another-key'), {}, signed), 'invalid_signature', 403)
     await expectProblem(await img(`/img/width=90/s.jpg?sig=not*base64`, {}, signed), 'invalid_signature', 403)
+    await expectProblem(await img(`/img/width=90/s.jpg?sig=A`, {}, signed), 'invalid_signature', 403)
 
     const future = Math.floor(Date.now() / 1000) + 3600
     const expiring = await signPath('/img/width=90/s.jpg', KEY, future)
@@ -174,10 +184,14 @@ describe('signed /img URLs', () => {
 })
 
 describe('GET /img under REQUIRE_API_KEY', () => {
-  it('needs a key for unsigned URLs, and takes a signed URL in place of one', async () => {
+  it('needs a key for unsigned URLs, stored answers and 304s too, and takes a signed URL in place of one', async () => {
     await put('k.jpg', fixture('photo.jpg'))
+    const stored = await img('/img/width=30/k.jpg')
+    await okBytes(stored)
     const required = { REQUIRE_API_KEY: 'true' }
     await expectProblem(await img('/img/width=30/k.jpg', {}, required), 'api_key_required', 401)
+    await expectProblem(await img('/img/width=30/k.jpg', { 'If-None-Match': stored.headers.get('etag')! }, required), 'api_key_required', 401)
+    await expectProblem(await img('/img/width=30/k.jpg', { 'X-API-Key': 'wrong' }, required), 'invalid_api_key', 401)
     const signing = { ...required, SIGNING_KEY: 'the-key' }
     await expectProblem(await img('/img/width=30/k.jpg', {}, signing), 'signature_required', 403)
     expect((await decode(await okBytes(await img(await signPath('/img/width=30/k.jpg', 'the-key'), {}, signing)))).image.width).toBe(30)

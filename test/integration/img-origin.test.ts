@@ -60,6 +60,7 @@ describe('GET /img from ORIGIN_URL', () => {
     expect((await decode(await okBytes(await get('/img/width=60/redirect')))).image.width).toBe(60)
     expect((await expectProblem(await get('/img/_/elsewhere'), 'source_unavailable', 502)).detail).toMatch(/another origin/)
     expect((await expectProblem(await get('/img/_/loop'), 'source_unavailable', 502)).detail).toMatch(/redirects/)
+    expect((await expectProblem(await get('/img/_/bad-redirect'), 'source_unavailable', 502)).detail).toMatch(/invalid URL/)
     await expectProblem(await get('/img/_/nothing-here.jpg'), 'source_not_found', 404)
     await expectProblem(await get('/img/_/gone'), 'source_not_found', 404)
     expect((await expectProblem(await get('/img/_/broken'), 'source_unavailable', 502)).detail).toMatch(/answered 500/)
@@ -85,6 +86,43 @@ describe('GET /img from ORIGIN_URL', () => {
     expect((await get('/img/width=100,onerror=redirect/photo.jpg')).status).toBe(200)
     await expectProblem(await get('/img/onerror=fallback/photo.jpg'), 'invalid_option', 400)
     await expectProblem(await callWorker('/img/onerror=redirect/x.jpg'), 'invalid_option', 400)
+  })
+})
+
+describe('GET /img from an origin, asked for oddly', () => {
+  it('keeps every path under ORIGIN_URL, whatever the path holds (brackets, userinfo, dot segments)', async () => {
+    const before = await hits('/images/photo.jpg')
+    await expectProblem(await get('/img/_///[/x'), 'source_not_found', 404)
+    // A scheme-relative or userinfo path is a path under the origin, not another host.
+    expect((await expectProblem(await get('/img/_///user:pw@localhost/images/photo.jpg'), 'source_not_found', 404)).source).toMatch(new RegExp(`^${ORIGIN}/images///user:pw@localhost/`))
+    // The URL parser resolves a %2E%2E segment before the worker sees it; encoded slashes leave it to our check.
+    await expectProblem(await get('/img/_/%2E%2E/hits'), 'not_found', 404)
+    await expectProblem(await get('/img/_/a%2F%2E%2E%2F%2E%2E%2Fhits'), 'invalid_request', 400)
+    expect(await hits('/images/photo.jpg')).toBe(before)
+  })
+
+  it('names the answer after an origin file whose name is not valid percent-encoding', async () => {
+    const res = await callWorker(`/img/width=20/${ORIGIN}/images/a%25ff.jpg`, {}, { ALLOWED_SOURCES: ORIGIN })
+    expect((await decode(await okBytes(res))).image.width).toBe(20)
+    expect(res.headers.get('content-disposition')).toBe('inline; filename="a_ff.jpg"')
+  })
+
+  it('does not ask the origin for a client over its quota', async () => {
+    const limited = { ...viaOrigin, RATE_LIMIT_ANON_PER_MINUTE: '1' }
+    const ip = { 'CF-Connecting-IP': '203.0.113.77' }
+    await okBytes(await get('/img/width=77/photo.jpg', limited, ip))
+    const before = await hits('/images/photo.jpg')
+    await expectProblem(await get('/img/width=78/photo.jpg', limited, ip), 'rate_limited', 429)
+    await expectProblem(await get('/img/width=79/photo.jpg', limited, { ...ip, 'If-None-Match': '*' }), 'rate_limited', 429)
+    expect(await hits('/images/photo.jpg')).toBe(before)
+  })
+
+  it('gives an origin without validators an ETag from its bytes, and no 304 from a guess', async () => {
+    const first = await get('/img/width=33/no-type.jpg')
+    await okBytes(first)
+    expect(first.headers.get('etag')).toMatch(/^"[0-9a-f]{32}"$/)
+    const other = await get('/img/width=34/no-type.jpg', viaOrigin, { 'If-None-Match': first.headers.get('etag')! })
+    expect(other.status).toBe(200)
   })
 })
 

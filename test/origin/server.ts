@@ -16,7 +16,13 @@ export default async function setup(project: TestProject) {
   const hits = new Map<string, number>()
   let version = 1
   const server = http.createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://origin').pathname)
+    const raw = new URL(req.url ?? '/', 'http://origin').pathname
+    let path = raw
+    try {
+      path = decodeURIComponent(raw)
+    } catch {
+      /* a name that is not valid percent-encoding is looked up as it came */
+    }
     hits.set(path, (hits.get(path) ?? 0) + 1)
     const send = (status: number, body: Uint8Array | string, headers: Record<string, string> = {}) => {
       res.writeHead(status, { 'Content-Length': String(Buffer.byteLength(body)), ...headers })
@@ -37,6 +43,10 @@ export default async function setup(project: TestProject) {
         return send(200, photo)
       case '/images/redirect':
         return send(302, '', { Location: '/images/photo.jpg' })
+      case '/images/bad-redirect':
+        return send(302, '', { Location: 'http://[' })
+      case '/images/a%ff.jpg':
+        return send(200, photo, { 'Content-Type': 'image/jpeg' })
       case '/images/loop':
         return send(302, '', { Location: '/images/loop' })
       case '/images/elsewhere': {
