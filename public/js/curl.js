@@ -9,7 +9,8 @@ export const shellQuote = (text) => `'${String(text).replaceAll("'", `'\\''`)}'`
  *   headers: { 'Content-Type': 'image/jpeg' }, fileName: 'photo.jpg', output: 'photo.webp' })
  */
 export function curlCommand({ method, url, headers = {}, fileName, output }) {
-  const parts = ['curl -sS -D -']
+  // --fail-with-body: a 4xx/5xx exits non-zero (the problem JSON still goes to the output file, and the headers show it).
+  const parts = ['curl -sS --fail-with-body -D -']
   if (method !== 'GET' && !fileName) parts.push(`-X ${method}`)
   for (const [name, value] of Object.entries(headers)) parts.push(`-H ${shellQuote(`${name}: ${value}`)}`)
   if (fileName) parts.push(`--data-binary ${shellQuote(`@${fileName}`)}`)

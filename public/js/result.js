@@ -69,7 +69,9 @@ function savingText(inBytes, outBytes, res) {
     return { text: 'No saving: re-encoding would not have made it smaller, so the input came back unchanged.', worse: false }
   }
   const saved = inBytes - outBytes
-  const pct = inBytes ? Math.round((Math.abs(saved) / inBytes) * 100) : 0
+  const exact = inBytes ? (Math.abs(saved) / inBytes) * 100 : 0
+  // 99.6 % smaller is not "100% smaller": the output is not empty. Nor is 0.3 % "0%".
+  const pct = exact > 99 && exact < 100 ? '>99' : exact > 0 && exact < 1 ? '<1' : String(Math.round(exact))
   return saved >= 0
     ? { text: `Saved ${formatBytes(saved)} (${pct}% smaller)`, worse: false }
     : { text: `${formatBytes(-saved)} larger (${pct}% more) than the input`, worse: true }

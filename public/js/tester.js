@@ -99,6 +99,13 @@ function describeRequest(options) {
   }
 }
 
+/** The answer's file name for curl's -o: the chosen file's name with the answer's extension (a raw body has no name). */
+function outputName(fileName, answered) {
+  if (!fileName || !answered) return answered
+  const extension = answered.slice(answered.lastIndexOf('.'))
+  return `${fileName.replace(/\.[^.]*$/, '')}${extension}`
+}
+
 /**
  * Wire the tester. `formats` is GET /api/formats (or null when it failed to load), `openapi` the
  * OpenAPI document (or null); `onAnswer(res, request)` is told about every answer (the rate-limit area).
@@ -143,7 +150,7 @@ export function setupTester({ formats, openapi, onAnswer }) {
         $('#delivered').hidden = false
       }
       line.textContent = `${line.textContent}: ${summary}`
-      curl = curlCommand({ ...request, output })
+      curl = curlCommand({ ...request, output: outputName(request.fileName, output) })
       $('#curl').textContent = curl
       $('#copy-status').textContent = ''
       onAnswer?.(res, request)

@@ -78,7 +78,7 @@ export const qualityOption = (fallback: number): OptionInfo => ({
 export const losslessOption: OptionInfo = {
   type: 'boolean',
   default: false,
-  description: 'Encode without loss; quality is then ignored.',
+  description: 'Encode without loss; quality may not be given with it (400 invalid_option).',
 }
 
 /** Turn a decoder's "null" or trap into the public corrupt_image error. */

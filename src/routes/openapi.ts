@@ -50,9 +50,17 @@ function problems(allowed: ErrorCode[]) {
 
 const ALWAYS: ErrorCode[] = ['method_not_allowed', 'internal_error']
 
+// API keys (README "Rate limits and API keys"): either header; without one a call is anonymous, unless REQUIRE_API_KEY.
+registry.registerComponent('securitySchemes', 'bearerKey', { type: 'http', scheme: 'bearer', description: 'An API key as `Authorization: Bearer <key>`.' })
+registry.registerComponent('securitySchemes', 'apiKeyHeader', { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key as `X-API-Key`.' })
+/** A key is optional (`{}`: anonymous, counted by IP) unless REQUIRE_API_KEY is set. */
+const OPTIONAL_KEY: Array<Record<string, string[]>> = [{}, { bearerKey: [] }, { apiKeyHeader: [] }]
+
 registry.registerPath({
   method: 'get',
   path: '/api/health',
+  operationId: 'getHealth',
+  security: [{}],
   summary: 'Liveness, version and codecs',
   description: 'Status, version, the codecs loaded and the conversion queue depth. `deep=1` round-trips a 16x16 image through every codec.',
   request: { query: z.object({ deep: z.enum(['1', 'true']).optional().openapi({ description: 'Round-trip every codec and report each one.' }) }) },
@@ -66,6 +74,8 @@ registry.registerPath({
 registry.registerPath({
   method: 'get',
   path: '/api/formats',
+  operationId: 'getFormats',
+  security: [{}],
   summary: 'Formats, options, limits and quotas',
   description: 'Generated from the codec registry and the configuration in force: every format with its MIME type, extensions, decode/encode support and encoder options (type, range, default); the service limits; the rate-limit quotas.',
   responses: {
@@ -83,6 +93,8 @@ const deliveryErrors = codes.filter((code) => !['not_found', 'missing_image', 'u
 registry.registerPath({
   method: 'post',
   path: '/api/compress',
+  operationId: 'compressImage',
+  security: OPTIONAL_KEY,
   summary: 'Compress or convert one image',
   description:
     'The image as the raw body or as multipart field `image`; options as query parameters or form fields of the same names. ' +
@@ -117,6 +129,8 @@ registry.registerPath({
 registry.registerPath({
   method: 'get',
   path: '/img/{options}/{source}',
+  operationId: 'deliverImage',
+  security: OPTIONAL_KEY,
   summary: 'Deliver an image from R2 or an origin, converted and cached',
   description:
     'For `<img src>`, `srcset` and CDNs (HEAD too): the image `source` (a key in the R2 bucket `IMAGES`; with `ORIGIN_URL` set, a path under it; ' +

@@ -1,6 +1,7 @@
 // The reference page in a real browser: headless Chromium (Debian `chromium`) driven by playwright-core,
 // against a fresh `wrangler dev`. Run with `npm run test:e2e`; `npm test` does not include it.
-// Writes docs/reference-page.png, the screenshot in the README.
+// With UPDATE_SCREENSHOT=1 it writes docs/reference-page.png, the screenshot in the README (otherwise the tracked file
+// is left alone).
 import { existsSync, readFileSync } from 'node:fs'
 import http from 'node:http'
 import { fileURLToPath } from 'node:url'
@@ -140,6 +141,7 @@ try {
     assert(await page.locator('#headers-table tr.rate-row').count() >= 5, 'rate-limit headers not marked')
     const curl = await page.textContent('#curl')
     assert(curl.includes("--data-binary '@photo.jpg'") && curl.includes('/api/compress?format=webp&width=320'), `curl: ${curl}`)
+    assert(curl.includes('--fail-with-body') && curl.includes("-o 'photo.webp'"), `curl: ${curl}`)
     const remaining = await page.textContent('#remaining')
     assert(/\d+ of 60/.test(remaining), `remaining: ${remaining}`)
   })
@@ -147,7 +149,7 @@ try {
   // The README's picture: from the top of the page down to the before/after comparison.
   await page.evaluate(() => window.scrollTo(0, 0))
   const bottom = await page.evaluate(() => document.querySelector('#compare').getBoundingClientRect().bottom + 16)
-  await page.screenshot({ path: SCREENSHOT, fullPage: true, clip: { x: 0, y: 0, width: 1280, height: Math.ceil(bottom) } })
+  if (process.env.UPDATE_SCREENSHOT === '1') await page.screenshot({ path: SCREENSHOT, fullPage: true, clip: { x: 0, y: 0, width: 1280, height: Math.ceil(bottom) } })
 
   await check('the JSON answer (Accept: application/json) previews its base64 image', async () => {
     await compressPhoto(page, () => page.selectOption('#accept', 'application/json'))
@@ -163,6 +165,16 @@ try {
     await send(page)
     assert(await page.locator('#status-line a[href="#error-invalid_option"]').count() === 1, 'no link to #error-invalid_option')
     assert((await page.textContent('#status-line')).startsWith('400'), 'status is not 400')
+    // The photo compressed before is not shown as if it were this answer.
+    for (const stale of ['#compare', '#timing', '#download', '#after-img']) assert(!(await page.isVisible(stale)), `${stale} still shown after a 400`)
+    // The link lands with the row below the sticky header, not under it.
+    await page.click('#status-line a[href="#error-invalid_option"]')
+    await page.waitForFunction(() => location.hash === '#error-invalid_option')
+    const { row, header } = await page.evaluate(() => ({
+      row: document.querySelector('#error-invalid_option').getBoundingClientRect().top,
+      header: document.querySelector('.top').getBoundingClientRect().bottom,
+    }))
+    assert(row >= header, `the error row (top ${row}) is under the header (bottom ${header})`)
     await page.fill('#opt-quality', '')
     // Chromium logs every 4xx fetch as a console error; this one was asked for.
     const expected = errors.findIndex((text) => text.includes('status of 400') && text.includes('/api/compress'))

@@ -48,6 +48,22 @@ describe('openapi.json', () => {
     }
   })
 
+  it('names every operation, and declares the API-key schemes the counted operations take', async () => {
+    const d = (await doc()) as unknown as {
+      paths: Record<string, Record<string, { operationId?: string; security?: Array<Record<string, string[]>> }>>
+      components: { securitySchemes: Record<string, { type: string; scheme?: string; in?: string; name?: string }> }
+    }
+    const ids = Object.values(d.paths).flatMap((methods) => Object.values(methods).map((op) => op.operationId))
+    expect(ids.sort()).toEqual(['compressImage', 'deliverImage', 'getFormats', 'getHealth'])
+    expect(d.components.securitySchemes.bearerKey).toMatchObject({ type: 'http', scheme: 'bearer' })
+    expect(d.components.securitySchemes.apiKeyHeader).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-API-Key' })
+    for (const path of ['/api/compress', '/img/{options}/{source}']) {
+      const security = Object.values(d.paths[path]!)[0]!.security!
+      expect(security).toEqual([{}, { bearerKey: [] }, { apiKeyHeader: [] }])
+      for (const requirement of security) for (const scheme of Object.keys(requirement)) expect(d.components.securitySchemes[scheme], scheme).toBeDefined()
+    }
+  })
+
   it('documents every compress option from the validating schema, with ranges and enums', async () => {
     const params = (await doc()).paths['/api/compress']!.post!.parameters!
     expect(params.map((p) => p.name).sort()).toEqual(Object.keys(CompressOptionsSchema.shape).sort())
