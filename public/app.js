@@ -3,7 +3,7 @@
 import { $, h } from './js/dom.js'
 import { renderDocs } from './js/docs.js'
 import { setupExamples } from './js/examples.js'
-import { renderQuotas, renderRateHeaders, showRemaining } from './js/limits.js'
+import { renderLimits, renderQuotas, renderRateHeaders, showRemaining } from './js/limits.js'
 import { setupTester } from './js/tester.js'
 
 async function getJson(path) {
@@ -37,8 +37,13 @@ if (openapi) {
   )
 }
 
-if (formats) renderQuotas(formats.rateLimits)
-else $('#quota-body').replaceChildren(h('p', { class: 'notice' }, 'The quotas could not be loaded from /api/formats.'))
+if (formats) {
+  renderLimits(formats.limits)
+  renderQuotas(formats.rateLimits)
+} else {
+  $('#service-limits').replaceChildren(h('p', { class: 'notice' }, 'The limits could not be loaded from /api/formats.'))
+  $('#quota-body').replaceChildren(h('p', { class: 'notice' }, 'The quotas could not be loaded from /api/formats.'))
+}
 renderRateHeaders(formats?.rateLimits, openapi)
 
 // Anchors such as #error-invalid_option (the `type` of every problem answer) point at rows built just

@@ -1,8 +1,49 @@
-// The rate-limit area: the quotas in force (the `rateLimits` object of GET /api/formats), what each header
-// means (from /api/openapi.json) and the remaining count from the tester's last answer.
+// The limits area: the service limits in numbers and the quotas in force (the `limits` and `rateLimits` objects of
+// GET /api/formats), what each rate-limit header means (from /api/openapi.json) and the remaining count from the
+// tester's last answer.
 import { $, fill, h, plural, prose, table } from './dom.js'
 
 const perMinute = (n, windowSeconds) => (n === 0 ? 'unlimited' : `${n} per ${windowSeconds === 60 ? 'minute' : `${windowSeconds} s`}`)
+
+const mp = (pixels) => `${Number((pixels / 1e6).toFixed(2))} MP`
+const mib = (bytes) => `${Number((bytes / 1024 / 1024).toFixed(1))} MiB`
+
+/** "9 up to 0.1 MP, 7 up to 0.25 MP, ... and 1 above" from published effort caps. */
+function capsText(caps = []) {
+  const parts = caps.map(({ maxPixels, maxEffort }, i) =>
+    maxPixels === null ? `${maxEffort} above ${mp(caps[i - 1]?.maxPixels ?? 0)}` : `${maxEffort} up to ${mp(maxPixels)}`,
+  )
+  return parts.join(', ')
+}
+
+/** The service limits in numbers, as this server enforces them. */
+export function renderLimits(limits) {
+  const row = (what, value, variable) => [what, [h('strong', {}, value), variable ? [' ', h('code', {}, variable)] : null]]
+  $('#service-limits').replaceChildren(
+    table(
+      ['limit', 'value on this server'],
+      [
+        row('Largest image file (request body, or /img source)', mib(limits.maxInputBytes), 'MAX_INPUT_BYTES'),
+        row('Largest input image', `${mp(limits.maxInputPixels)} (width × height from its header)`, 'MAX_INPUT_PIXELS'),
+        row('Largest output image', mp(limits.maxOutputPixels), 'MAX_OUTPUT_PIXELS'),
+        row('Longest side', `${limits.maxDimension} px (WebP output: 16383 px, JPEG: 65500 px)`),
+        row('Memory one conversion may be estimated to need', `${limits.memoryBudgetMiB} MiB`, 'MEMORY_BUDGET_MIB'),
+        row('Highest AVIF effort, by output size', capsText(limits.avifEffortCaps)),
+        row('Highest PNG effort, by output size', capsText(limits.pngEffortCaps)),
+        row('Highest WebP effort, by output size', capsText(limits.webpEffortCaps)),
+      ],
+    ),
+    h(
+      'p',
+      { class: 'hint' },
+      'A file or image over a limit is refused from its headers before any pixel is decoded (413, 422 image_too_large). ',
+      'A conversion whose estimated memory is over the budget is refused with 422 operation_too_large; with format=auto the next format that fits is served instead. ',
+      'With the default budget every JPEG, PNG, WebP, GIF and AVIF of up to 16 MP converts to JPEG, WebP and PNG; what is still refused ',
+      '(lossy WebP output of large transparent images, lossless WebP output above about 3 MP, a 16 MP AVIF to AVIF, Adam7 PNGs above about 10 MP) ',
+      'is listed with its measurements in the README. An effort above its cap is lowered, and the answer says so in X-Effort.',
+    ),
+  )
+}
 
 export function renderQuotas(rateLimits) {
   const { windowSeconds, anonymousPerMinute, plans = {}, requireApiKey } = rateLimits

@@ -111,6 +111,9 @@ try {
     assert(await page.locator('#error-invalid_option').count() === 1, 'no error row with id error-invalid_option')
     const quota = await page.textContent('#quota-body')
     assert(/60 per minute/.test(quota), `quotas: ${quota}`)
+    // The limits in numbers, as wrangler.toml sets them.
+    const limits = await page.textContent('#service-limits')
+    for (const text of ['25 MiB', '16 MP', '120 MiB', '16384 px', '9 up to 0.1 MP']) assert(limits.includes(text), `limits lack ${text}: ${limits}`)
     await page.waitForFunction(() => document.querySelector('#example-compress pre').textContent.includes('curl'))
     assert(await page.locator('#opt-quality').count() === 1, 'no quality control generated from /api/formats')
   })
