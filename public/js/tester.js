@@ -89,6 +89,14 @@ function describeRequest(options) {
     const source = $('#img-source').value
     return { method: 'GET', url: `${location.origin}${imgPath(params, source)}`, headers, snippet: srcsetSnippet(params, source) }
   }
+  if ($('#multipart').checked) {
+    // The browser writes the Content-Type with its boundary; the options travel as fields, not in the query.
+    const fields = [...(options?.read() ?? [])]
+    const body = new FormData()
+    if (file) body.append('image', file, file.name)
+    for (const [field, value] of fields) body.append(field, value)
+    return { method: 'POST', url: `${location.origin}/api/compress`, headers, body, fileName: file?.name, form: fields }
+  }
   if (file) headers['Content-Type'] = file.type.startsWith('image/') ? file.type : 'application/octet-stream'
   return {
     method: 'POST',

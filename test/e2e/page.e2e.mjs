@@ -162,6 +162,15 @@ try {
     await page.selectOption('#accept', '')
   })
 
+  await check('the tester sends multipart/form-data when asked, and copies it as curl -F', async () => {
+    await compressPhoto(page, () => page.check('#multipart'))
+    assert((await page.textContent('#status-line')).startsWith('200'), 'status is not 200')
+    assert(/webp · 320×200/.test(await page.textContent('#after-meta')), 'after meta')
+    const curl = await page.textContent('#curl')
+    assert(curl.includes("-F 'image=@photo.jpg'") && curl.includes("-F 'format=webp'") && curl.includes("-F 'width=320'") && !curl.includes('?format'), `curl: ${curl}`)
+    await page.uncheck('#multipart')
+  })
+
   await check('an invalid option shows the problem and links to its error code', async () => {
     await page.selectOption('#opt-format', 'webp')
     await page.fill('#opt-quality', '500')
