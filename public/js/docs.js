@@ -166,6 +166,40 @@ function errorTable(doc) {
   ]
 }
 
+/**
+ * Search: narrow the documentation to the endpoints, parameter and field rows and error codes whose text has every
+ * word typed (case-insensitive); an endpoint stays whole when its heading matches. Empty: everything shown.
+ */
+function searchBox(container) {
+  const input = h('input', { type: 'search', id: 'docs-search', autocomplete: 'off', spellcheck: 'false', 'aria-describedby': 'docs-search-count' })
+  const count = h('p', { id: 'docs-search-count', class: 'hint', role: 'status' }, '')
+  const matches = (el, words) => {
+    const text = el.textContent.toLowerCase()
+    return words.every((word) => text.includes(word))
+  }
+  input.addEventListener('input', () => {
+    const words = input.value.toLowerCase().split(/\s+/).filter(Boolean)
+    let found = 0
+    for (const op of container.querySelectorAll('article.op')) {
+      const whole = words.length === 0 || matches(op.querySelector('h3'), words)
+      let inside = 0
+      for (const row of op.querySelectorAll('tbody tr')) {
+        const shown = whole || matches(row, words)
+        row.hidden = !shown
+        if (shown && !whole) inside++
+      }
+      op.hidden = !(whole || inside > 0 || matches(op, words))
+      if (!op.hidden) found++
+    }
+    for (const row of container.querySelectorAll('tr[id^="error-"]')) {
+      row.hidden = words.length > 0 && !matches(row, words)
+      if (!row.hidden && words.length) found++
+    }
+    count.textContent = words.length ? `${found} ${found === 1 ? 'match' : 'matches'} for "${input.value.trim()}"` : ''
+  })
+  return h('div', { class: 'field docs-search' }, h('label', { for: 'docs-search' }, 'Search the documentation'), input, count)
+}
+
 /** Render the whole documentation area into `container`. */
 export function renderDocs(container, doc) {
   const codes = new Set((doc['x-error-codes'] ?? []).map((entry) => entry.code))
@@ -175,6 +209,7 @@ export function renderDocs(container, doc) {
   fill(
     container,
     h('p', {}, `${doc.info?.title ?? 'API'} ${doc.info?.version ?? ''}, OpenAPI ${doc.openapi}. `, prose(doc.info?.description ?? '')),
+    searchBox(container),
     h(
       'ul',
       {},

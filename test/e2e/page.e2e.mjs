@@ -118,6 +118,21 @@ try {
     assert(await page.locator('#opt-quality').count() === 1, 'no quality control generated from /api/formats')
   })
 
+  await check('the documentation search narrows endpoints, parameters and error codes to what is typed', async () => {
+    const visibleOps = () => page.locator('article.op:visible').count()
+    const all = await visibleOps()
+    assert(all === 4, `${all} endpoints shown before a search`)
+    await page.fill('#docs-search', 'signature')
+    assert((await page.locator('#error-invalid_signature').isVisible()) && !(await page.locator('#error-invalid_option').isVisible()), 'error rows not narrowed')
+    assert(await page.locator('#op-get-img-options-source').isVisible(), 'GET /img not found by "signature"')
+    assert(!(await page.locator('#op-get-api-health').isVisible()), 'GET /api/health shown for "signature"')
+    assert(/\d+ match/.test(await page.textContent('#docs-search-count')), 'no match count')
+    await page.fill('#docs-search', 'quality lossy')
+    assert(await page.locator('#op-post-api-compress').isVisible(), 'compress not found by its quality parameter')
+    await page.fill('#docs-search', '')
+    assert((await visibleOps()) === all && (await page.locator('#error-invalid_option').isVisible()), 'clearing the search does not show everything again')
+  })
+
   await check('every form control has a label', async () => {
     const unlabelled = await page.evaluate(() =>
       [...document.querySelectorAll('input, select, textarea')]
