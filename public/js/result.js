@@ -92,6 +92,28 @@ async function showCompare(file, blob, res, name) {
   link.href = objectUrl(blob)
   link.download = name ?? 'image'
   $('#compare').hidden = false
+  await setupSlider($('#before-img').src, $('#after-img').src, after)
+}
+
+/**
+ * The overlaid view: the image sent (scaled to the output's size) left of the divider, the one returned right of it,
+ * at the page's width or at 1, 2 or 4 screen pixels per output pixel (pixelated, so compression artefacts show).
+ */
+async function setupSlider(beforeSrc, afterSrc, outputSize) {
+  const stage = $('#slider-stage')
+  await Promise.all([loadImage($('#split-before'), beforeSrc), loadImage($('#split-after'), afterSrc)])
+  const zoom = () => {
+    const value = $('#zoom').value
+    // Fit: the output's own size, or the page's width when it is wider; never enlarged past 1:1.
+    if (!outputSize.width) stage.style.width = '100%'
+    else if (value === 'fit') stage.style.width = `min(100%, ${outputSize.width / devicePixelRatio}px)`
+    else stage.style.width = `${(outputSize.width * Number(value)) / devicePixelRatio}px`
+  }
+  const split = () => stage.style.setProperty('--split', `${$('#split').value}%`)
+  $('#zoom').onchange = zoom
+  $('#split').oninput = split
+  zoom()
+  split()
 }
 
 /** An image answered to a GET (GET /img): shown with its format, size and cache status; the caller adds the snippet. */

@@ -157,6 +157,15 @@ try {
     assert(/webp · 320×200/.test(await page.textContent('#after-meta')), 'after meta')
     assert(await page.locator('#headers-table tr.timing-row').count() === 1, 'Server-Timing not marked')
     assert(await page.locator('#headers-table tr.rate-row').count() >= 5, 'rate-limit headers not marked')
+    // The overlaid comparison: 1:1 shows the 320 px output at 320 CSS px (device pixel ratio 1 here), the divider moves.
+    await page.selectOption('#zoom', '1')
+    const stageWidth = await page.evaluate(() => document.querySelector('#slider-stage').getBoundingClientRect().width)
+    assert(Math.round(stageWidth) === 320, `1:1 stage is ${stageWidth} px wide`)
+    await page.fill('#split', '20')
+    const clip = await page.evaluate(() => getComputedStyle(document.querySelector('#split-after')).clipPath)
+    assert(clip.includes('20%'), `divider clip: ${clip}`)
+    assert(await page.evaluate(() => document.querySelector('#split-before').naturalWidth === 480 && document.querySelector('#split-after').naturalWidth === 320), 'overlaid images not loaded')
+    await page.selectOption('#zoom', 'fit')
     const curl = await page.textContent('#curl')
     assert(curl.includes("--data-binary '@photo.jpg'") && curl.includes('/api/compress?format=webp&width=320'), `curl: ${curl}`)
     assert(curl.includes('--fail-with-body') && curl.includes("-o 'photo.webp'"), `curl: ${curl}`)
@@ -164,9 +173,9 @@ try {
     assert(/\d+ of 60/.test(remaining), `remaining: ${remaining}`)
   })
 
-  // The README's picture: from the top of the page down to the before/after comparison.
+  // The README's picture: from the top of the page down to the before/after comparison and its download link.
   await page.evaluate(() => window.scrollTo(0, 0))
-  const bottom = await page.evaluate(() => document.querySelector('#compare').getBoundingClientRect().bottom + 16)
+  const bottom = await page.evaluate(() => document.querySelector('#download').getBoundingClientRect().bottom + 16)
   if (process.env.UPDATE_SCREENSHOT === '1') await page.screenshot({ path: SCREENSHOT, fullPage: true, clip: { x: 0, y: 0, width: 1280, height: Math.ceil(bottom) } })
 
   await check('the JSON answer (Accept: application/json) previews its base64 image', async () => {
