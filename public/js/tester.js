@@ -3,6 +3,7 @@ import { curlCommand } from './curl.js'
 import { $, copyText, formatBytes, h } from './dom.js'
 import { buildOptionControls } from './options.js'
 import { showAnswer } from './result.js'
+import { jsSnippet, pythonSnippet } from './snippets.js'
 import { samplePicture } from './sample.js'
 
 let file = null
@@ -158,9 +159,12 @@ export function setupTester({ formats, openapi, onAnswer }) {
         $('#delivered').hidden = false
       }
       line.textContent = `${line.textContent}: ${summary}`
-      curl = curlCommand({ ...request, output: outputName(request.fileName, output) })
+      const described = { ...request, output: outputName(request.fileName, output) }
+      curl = curlCommand(described)
       $('#curl').textContent = curl
-      $('#copy-status').textContent = ''
+      $('#snippet-js').textContent = jsSnippet(described)
+      $('#snippet-py').textContent = pythonSnippet(described)
+      for (const id of ['#copy-status', '#copy-js-status', '#copy-py-status']) $(id).textContent = ''
       onAnswer?.(res, request)
     } catch (error) {
       line.textContent = `The request failed: ${error.message}`
@@ -172,6 +176,12 @@ export function setupTester({ formats, openapi, onAnswer }) {
     }
   })
 
+  $('#copy-js').addEventListener('click', async () => {
+    $('#copy-js-status').textContent = await copyText($('#snippet-js').textContent, $('#snippet-js'))
+  })
+  $('#copy-py').addEventListener('click', async () => {
+    $('#copy-py-status').textContent = await copyText($('#snippet-py').textContent, $('#snippet-py'))
+  })
   $('#copy-curl').addEventListener('click', async () => {
     $('#copy-status').textContent = await copyText(curl, $('#curl'))
   })

@@ -2,8 +2,11 @@
 // against a fresh `wrangler dev`. Run with `npm run test:e2e`; `npm test` does not include it.
 // With UPDATE_SCREENSHOT=1 it writes docs/reference-page.png, the screenshot in the README (otherwise the tracked file
 // is left alone).
-import { existsSync, readFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromium } from 'playwright-core'
 import { startWranglerDev } from '../http/wrangler-dev.ts'
@@ -63,6 +66,39 @@ async function send(page, action = () => page.click('#send')) {
   await action()
   await page.waitForSelector('#result[aria-busy="false"]', { state: 'attached' })
 }
+
+/**
+ * Run the tester's generated JavaScript (and Python, where `requests` is installed) in a scratch directory holding
+ * photo.jpg, as a reader would, and return what each wrote to `output`.
+ */
+function runSnippets(js, py, output) {
+  const dir = mkdtempSync(join(tmpdir(), 'imgedge-snippet-'))
+  try {
+    copyFileSync(PHOTO, join(dir, 'photo.jpg'))
+    const written = {}
+    writeFileSync(join(dir, 'snippet.mjs'), js)
+    execFileSync(process.execPath, ['snippet.mjs'], { cwd: dir, stdio: 'pipe' })
+    written.js = readFileSync(join(dir, output))
+    rmSync(join(dir, output))
+    let python = false
+    try {
+      execFileSync('python3', ['-c', 'import requests'], { stdio: 'ignore' })
+      python = true
+    } catch {
+      /* no requests: the Python snippet is checked by eye only */
+    }
+    if (python) {
+      writeFileSync(join(dir, 'snippet.py'), py)
+      execFileSync('python3', ['snippet.py'], { cwd: dir, stdio: 'pipe' })
+      written.py = readFileSync(join(dir, output))
+    }
+    return written
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+const isWebp = (bytes) => bytes.subarray(0, 4).toString('latin1') === 'RIFF' && bytes.subarray(8, 12).toString('latin1') === 'WEBP'
 
 /** Use the tester: compress the fixture photo to WebP at 320 px wide and wait for the preview. */
 async function compressPhoto(page, extra = async () => {}) {
@@ -169,6 +205,10 @@ try {
     const curl = await page.textContent('#curl')
     assert(curl.includes("--data-binary '@photo.jpg'") && curl.includes('/api/compress?format=webp&width=320'), `curl: ${curl}`)
     assert(curl.includes('--fail-with-body') && curl.includes("-o 'photo.webp'"), `curl: ${curl}`)
+    // The generated JavaScript and Python make the same request and write the same kind of answer.
+    const written = runSnippets(await page.textContent('#snippet-js'), await page.textContent('#snippet-py'), 'photo.webp')
+    assert(isWebp(written.js), 'the JavaScript snippet did not write a WebP')
+    if (written.py) assert(isWebp(written.py), 'the Python snippet did not write a WebP')
     const remaining = await page.textContent('#remaining')
     assert(/\d+ of 60/.test(remaining), `remaining: ${remaining}`)
   })
@@ -192,6 +232,9 @@ try {
     assert(/webp · 320×200/.test(await page.textContent('#after-meta')), 'after meta')
     const curl = await page.textContent('#curl')
     assert(curl.includes("-F 'image=@photo.jpg'") && curl.includes("-F 'format=webp'") && curl.includes("-F 'width=320'") && !curl.includes('?format'), `curl: ${curl}`)
+    const written = runSnippets(await page.textContent('#snippet-js'), await page.textContent('#snippet-py'), 'photo.webp')
+    assert(isWebp(written.js), 'the multipart JavaScript snippet did not write a WebP')
+    if (written.py) assert(isWebp(written.py), 'the multipart Python snippet did not write a WebP')
     await page.uncheck('#multipart')
   })
 
