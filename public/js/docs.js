@@ -119,11 +119,24 @@ function responses(doc, list, codes) {
   return parts
 }
 
+/** The tester's endpoint for each documented path ("Try it" selects it). */
+const TESTER_ENDPOINTS = { '/api/compress': 'compress', '/api/formats': 'formats', '/api/health': 'health', '/img/{options}/{source}': 'img' }
+
+/** A "Try it" button: asks the tester (tester.js listens for `imgedge:try`) to take this endpoint. */
+function tryIt(path) {
+  const endpoint = TESTER_ENDPOINTS[path]
+  if (!endpoint) return null
+  const button = h('button', { type: 'button', class: 'try-it', 'data-endpoint': endpoint }, 'Try it')
+  button.addEventListener('click', () => document.dispatchEvent(new CustomEvent('imgedge:try', { detail: { endpoint } })))
+  return h('p', {}, button)
+}
+
 function operation(doc, path, method, op, codes) {
   return h(
     'article',
     { class: 'op', id: operationId(method, path), 'aria-labelledby': `${operationId(method, path)}-title` },
     h('h3', { id: `${operationId(method, path)}-title` }, h('span', { class: 'method' }, method.toUpperCase()), h('code', {}, path), op.summary ?? ''),
+    tryIt(path),
     op.description && h('p', {}, describe(op.description, codes)),
     Boolean(op.parameters?.length) && [h('h4', {}, 'Parameters'), parametersTable(op.parameters, codes)],
     op.requestBody && requestBody(doc, resolve(doc, op.requestBody)),

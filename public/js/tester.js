@@ -131,6 +131,15 @@ export function setupTester({ formats, openapi, onAnswer }) {
     radio.addEventListener('change', () => showFieldsFor(endpoint()))
   }
   showFieldsFor(endpoint())
+  // "Try it" in the documentation: this endpoint, in view, its first field focused.
+  document.addEventListener('imgedge:try', (event) => {
+    const radio = document.querySelector(`input[name="endpoint"][value="${event.detail.endpoint}"]`)
+    if (!radio) return
+    radio.checked = true
+    showFieldsFor(endpoint())
+    $('#tester').scrollIntoView({ block: 'start' })
+    radio.focus()
+  })
 
   const form = $('#tester-form')
   const send = $('#send')

@@ -169,6 +169,16 @@ try {
     assert((await visibleOps()) === all && (await page.locator('#error-invalid_option').isVisible()), 'clearing the search does not show everything again')
   })
 
+  await check('"Try it" beside each endpoint takes the tester to it', async () => {
+    assert(await page.locator('article.op button.try-it').count() === 4, 'not one Try it per endpoint')
+    await page.click('#op-get-img-options-source button.try-it')
+    assert(await page.isChecked('input[name="endpoint"][value="img"]'), 'GET /img not selected')
+    assert(await page.isVisible('#img-source'), 'the /img source field is not shown')
+    assert(await page.evaluate(() => document.activeElement?.value === 'img'), 'the endpoint is not focused')
+    await page.click('#op-post-api-compress button.try-it')
+    assert(await page.isChecked('input[name="endpoint"][value="compress"]') && await page.isVisible('#file'), 'compress not selected')
+  })
+
   await check('every form control has a label', async () => {
     const unlabelled = await page.evaluate(() =>
       [...document.querySelectorAll('input, select, textarea')]
