@@ -131,6 +131,39 @@ function tryIt(path) {
   return h('p', {}, button)
 }
 
+const quote = (text) => `'${String(text).replaceAll("'", `'\\''`)}'`
+
+/** An example call of the endpoint as curl, from its `x-example` (path parameters, query, headers, the file sent). */
+function exampleRequest(path, method, op) {
+  const example = op['x-example']
+  if (!example) return null
+  const filled = path.replace(/\{(\w+)\}/g, (_, name) => example.params?.[name] ?? `{${name}}`)
+  const query = new URLSearchParams(example.query ?? {}).toString()
+  const url = `${location.origin}${filled}${query ? `?${query}` : ''}`
+  const parts = ['curl -sS --fail-with-body -D -']
+  if (example.contentType) parts.push(`-H ${quote(`Content-Type: ${example.contentType}`)}`)
+  for (const [name, value] of Object.entries(example.headers ?? {})) parts.push(`-H ${quote(`${name}: ${value}`)}`)
+  if (example.body) parts.push(`--data-binary ${quote(`@${example.body}`)}`)
+  if (method !== 'get' && !example.body) parts.push(`-X ${method.toUpperCase()}`)
+  const output = example.body ? `${example.body.replace(/\.[^.]*$/, '')}.${example.query?.format ?? 'out'}` : /^\/img\//.test(path) ? 'image' : null
+  if (output) parts.push(`-o ${quote(output)}`)
+  parts.push(quote(url))
+  return [h('h4', {}, 'Example request'), h('pre', { class: 'code example-request', tabindex: '0' }, parts.join(' \\\n  '))]
+}
+
+/** The answers' examples: the JSON body of a 2xx, and one problem per error status. */
+function exampleAnswers(doc, list) {
+  const shown = []
+  for (const [status, raw] of Object.entries(list ?? {})) {
+    const answer = resolve(doc, raw)
+    for (const [type, media] of Object.entries(answer.content ?? {})) {
+      if (media.example === undefined) continue
+      shown.push(h('p', { class: 'example-label' }, h('code', {}, status), ' ', h('code', {}, type)), h('pre', { class: 'code example-answer', tabindex: '0' }, JSON.stringify(media.example, null, 2)))
+    }
+  }
+  return shown.length ? [h('details', { class: 'examples' }, h('summary', {}, `Example answers (${shown.length / 2})`), shown)] : null
+}
+
 function operation(doc, path, method, op, codes) {
   return h(
     'article',
@@ -139,8 +172,10 @@ function operation(doc, path, method, op, codes) {
     tryIt(path),
     op.description && h('p', {}, describe(op.description, codes)),
     Boolean(op.parameters?.length) && [h('h4', {}, 'Parameters'), parametersTable(op.parameters, codes)],
+    exampleRequest(path, method, op),
     op.requestBody && requestBody(doc, resolve(doc, op.requestBody)),
     op.responses && responses(doc, op.responses, codes),
+    exampleAnswers(doc, op.responses),
   )
 }
 

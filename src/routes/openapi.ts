@@ -33,6 +33,9 @@ const Problem = registry.register(
 const headerObjects = (headers: Record<string, string>) =>
   Object.fromEntries(Object.entries(headers).map(([name, description]) => [name, { description, schema: { type: 'string' as const } }]))
 
+/** A problem as the API writes one for `code` (the detail is this code's cause, not a real request's). */
+const problemExample = (code: ErrorCode) => ({ type: `/#error-${code}`, title: ERRORS[code].title, status: ERRORS[code].status, detail: `${ERRORS[code].title}: ${ERRORS[code].when.replace(/`/g, '')}.`, code })
+
 /** One response per status that `allowed` codes can produce, listing those codes. */
 function problems(allowed: ErrorCode[]) {
   const byStatus = new Map<number, ErrorCode[]>()
@@ -42,7 +45,7 @@ function problems(allowed: ErrorCode[]) {
       String(status),
       {
         description: list.map((code) => `\`${code}\`: ${ERRORS[code].when}`).join('; '),
-        content: { 'application/problem+json': { schema: Problem } },
+        content: { 'application/problem+json': { schema: Problem, example: problemExample(list[0]!) } },
       },
     ]),
   )
@@ -61,6 +64,7 @@ registry.registerPath({
   path: '/api/health',
   operationId: 'getHealth',
   security: [{}],
+  'x-example': {},
   summary: 'Liveness, version and codecs',
   description: 'Status, version, the codecs loaded and the conversion queue depth. `deep=1` round-trips a 16x16 image through every codec.',
   request: { query: z.object({ deep: z.enum(['1', 'true']).optional().openapi({ description: 'Round-trip every codec and report each one.' }) }) },
@@ -76,6 +80,7 @@ registry.registerPath({
   path: '/api/formats',
   operationId: 'getFormats',
   security: [{}],
+  'x-example': {},
   summary: 'Formats, options, limits and quotas',
   description: 'Generated from the codec registry and the configuration in force: every format with its MIME type, extensions, decode/encode support and encoder options (type, range, default); the service limits; the rate-limit quotas.',
   responses: {
@@ -95,6 +100,7 @@ registry.registerPath({
   path: '/api/compress',
   operationId: 'compressImage',
   security: OPTIONAL_KEY,
+  'x-example': { query: { format: 'webp', width: '800', quality: '75' }, body: 'photo.jpg', contentType: 'image/jpeg' },
   summary: 'Compress or convert one image',
   description:
     'The image as the raw body or as multipart field `image`; options as query parameters or form fields of the same names. ' +
@@ -119,7 +125,17 @@ registry.registerPath({
       headers: headerObjects({ ...ANSWER_HEADERS, ...RATE_LIMIT_HEADERS, 'Content-Disposition': 'inline, with a file name carrying the output extension.' }),
       content: {
         ...Object.fromEntries(Object.values(CODECS).filter((codec) => codec.encode).map((codec) => [codec.mime, binary])),
-        'application/json': { schema: CompressJsonSchema },
+        'application/json': {
+          schema: CompressJsonSchema,
+          example: {
+            format: 'webp', mime: 'image/webp', filename: 'photo.webp',
+            input: { format: 'jpeg', bytes: 412_345, width: 1600, height: 1000 },
+            output: { bytes: 61_234, width: 800, height: 500 },
+            ratio: 0.1485, saved: 351_111, original: false, framesDropped: 0, effort: 4,
+            timings: { decode: 21.4, transform: 0, encode: 96.2 },
+            image: 'UklGRl4AAABXRUJQVlA4...',
+          },
+        },
       },
     },
     ...problems(compressErrors),
@@ -131,6 +147,7 @@ registry.registerPath({
   path: '/img/{options}/{source}',
   operationId: 'deliverImage',
   security: OPTIONAL_KEY,
+  'x-example': { params: { options: 'width=800,format=auto', source: 'photos/cat.jpg' }, headers: { Accept: 'image/avif,image/webp,*/*' } },
   summary: 'Deliver an image from R2 or an origin, converted and cached',
   description:
     'For `<img src>`, `srcset` and CDNs (HEAD too): the image `source` (a key in the R2 bucket `IMAGES`; with `ORIGIN_URL` set, a path under it; ' +

@@ -169,6 +169,20 @@ try {
     assert((await visibleOps()) === all && (await page.locator('#error-invalid_option').isVisible()), 'clearing the search does not show everything again')
   })
 
+  await check('each endpoint shows an example request, and its example answers run as documented', async () => {
+    const request = await page.textContent('#op-post-api-compress pre.example-request')
+    assert(request.includes("--data-binary '@photo.jpg'") && request.includes('/api/compress?format=webp&width=800&quality=75') && request.includes("-o 'photo.webp'"), `compress example: ${request}`)
+    const img = await page.textContent('#op-get-img-options-source pre.example-request')
+    assert(img.includes('/img/width=800,format=auto/photos/cat.jpg') && img.includes('Accept: image/avif'), `img example: ${img}`)
+    assert(await page.locator('article.op pre.example-request').count() === 4, 'not one example request per endpoint')
+    // The example answers are what the API answers: the 400 example has the fields a real 400 has.
+    const answers = await page.$$eval('#op-post-api-compress pre.example-answer', (pres) => pres.map((pre) => JSON.parse(pre.textContent)))
+    const problem = answers.find((a) => a.status === 400)
+    const real = await (await fetch(`${dev.base}/api/compress?quality=0`, { method: 'POST', headers: { 'Content-Type': 'image/jpeg' }, body: readFileSync(PHOTO) })).json()
+    assert(problem && Object.keys(real).filter((k) => !['option', 'errors'].includes(k)).every((k) => k in problem), `example problem ${JSON.stringify(problem)} lacks fields of ${JSON.stringify(real)}`)
+    assert(answers.some((a) => a.format === 'webp' && a.output?.width === 800), 'no example JSON answer')
+  })
+
   await check('"Try it" beside each endpoint takes the tester to it', async () => {
     assert(await page.locator('article.op button.try-it').count() === 4, 'not one Try it per endpoint')
     await page.click('#op-get-img-options-source button.try-it')
