@@ -183,6 +183,16 @@ try {
     assert(answers.some((a) => a.format === 'webp' && a.output?.width === 800), 'no example JSON answer')
   })
 
+  await check('the header\'s contents mark the section in view', async () => {
+    const current = () => page.evaluate(() => document.querySelector('header.top nav a[aria-current]')?.getAttribute('href'))
+    await page.evaluate(() => document.querySelector('#limits').scrollIntoView({ block: 'start' }))
+    await page.waitForFunction(() => document.querySelector('header.top nav a[aria-current]')?.getAttribute('href') === '#limits')
+    await page.evaluate(() => document.querySelector('#docs').scrollIntoView({ block: 'start' }))
+    await page.waitForFunction(() => document.querySelector('header.top nav a[aria-current]')?.getAttribute('href') === '#docs')
+    assert((await current()) === '#docs', 'the documentation link is not marked')
+    await page.evaluate(() => window.scrollTo(0, 0))
+  })
+
   await check('"Try it" beside each endpoint takes the tester to it', async () => {
     assert(await page.locator('article.op button.try-it').count() === 4, 'not one Try it per endpoint')
     await page.click('#op-get-img-options-source button.try-it')
