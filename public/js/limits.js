@@ -19,7 +19,7 @@ function capsText(caps = []) {
 /** The service limits in numbers, as this server enforces them. */
 export function renderLimits(limits) {
   const row = (what, value, variable) => [what, [h('strong', {}, value), variable ? [' ', h('code', {}, variable)] : null]]
-  $('#service-limits').replaceChildren(
+  fill($('#service-limits'),
     table(
       ['limit', 'value on this server'],
       [
@@ -40,9 +40,29 @@ export function renderLimits(limits) {
       'A conversion whose estimated memory is over the budget is refused with 422 operation_too_large; with format=auto the next format that fits is served instead. ',
       'With the default budget every JPEG, PNG, WebP, GIF and AVIF of up to 16 MP converts to JPEG, WebP and PNG; what is still refused ',
       '(lossy WebP output of large transparent images, lossless WebP output above about 3 MP, a 16 MP AVIF to AVIF, Adam7 PNGs above about 10 MP) ',
-      'is listed with its measurements in the README. An effort above its cap is lowered, and the answer says so in X-Effort.',
+      'is measured below. An effort above its cap is lowered, and the answer says so in X-Effort.',
     ),
+    limits.measuredMatrix && measuredTable(limits.measuredMatrix, limits.memoryBudgetMiB),
   )
+}
+
+/** The measured matrix (docs/memory-matrix.md, served by /api/formats): each input at each size to each output. */
+function measuredTable(matrix, budget) {
+  const cell = ({ status, growthMiB, estimateMiB }) => {
+    if (status === 200) return h('span', { class: 'fits' }, `${growthMiB} MiB`)
+    if (status === 422) return h('strong', { class: 'refused' }, `refused (estimate ${estimateMiB} MiB)`)
+    if (status === 413) return h('span', { class: 'hint' }, 'file over the size limit')
+    return String(status)
+  }
+  return [
+    h('h4', {}, 'What converts at which size'),
+    h(
+      'p',
+      { class: 'hint' },
+      `Measured ${matrix.measured} (${matrix.source}): the peak memory one conversion took in a fresh worker, or "refused" where the estimate is over the ${budget} MiB budget (a 422 naming it; with format=auto the next format is served).`,
+    ),
+    table(['input', ...matrix.columns], matrix.rows.map((row) => [row.input, ...row.cells.map(cell)]), { id: 'measured-matrix' }),
+  ]
 }
 
 export function renderQuotas(rateLimits) {

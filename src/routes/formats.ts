@@ -5,6 +5,7 @@ import { publishedCaps } from '../codecs/effort-caps'
 import { PNG_EFFORT_CAPS } from '../codecs/png'
 import { WEBP_EFFORT_CAPS } from '../codecs/webp'
 import { limitsOf } from '../env'
+import { measuredMatrix } from '../lib/measured-matrix'
 import { MEMORY_MODEL } from '../pipeline/limits'
 import { CompressOptionsSchema } from '../pipeline/options'
 
@@ -37,6 +38,8 @@ export const formats = new Hono<{ Bindings: Env }>().get('/', (c) => {
       avifEffortCaps: publishedCaps(AVIF_EFFORT_CAPS),
       pngEffortCaps: publishedCaps(PNG_EFFORT_CAPS),
       webpEffortCaps: publishedCaps(WEBP_EFFORT_CAPS),
+      // What converted and what was refused, by input format and size, measured at the default limits.
+      measuredMatrix: measuredMatrix(),
     },
     rateLimits: {
       windowSeconds: limits.quotas.windowSeconds,

@@ -150,6 +150,8 @@ try {
     // The limits in numbers, as wrangler.toml sets them.
     const limits = await page.textContent('#service-limits')
     for (const text of ['25 MiB', '16 MP', '120 MiB', '16384 px', '9 up to 0.1 MP']) assert(limits.includes(text), `limits lack ${text}: ${limits}`)
+    assert(await page.locator('#measured-matrix tbody tr').count() === 22, 'the measured matrix does not have its 22 rows')
+    assert(await page.locator('#measured-matrix .refused').count() >= 1, 'no refused cell in the measured matrix')
     await page.waitForFunction(() => document.querySelector('#example-compress pre').textContent.includes('curl'))
     assert(await page.locator('#opt-quality').count() === 1, 'no quality control generated from /api/formats')
   })
