@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { perEnv } from './lib/per-env'
 
 const positiveInt = z.coerce.number().int().positive()
 const count = z.coerce.number().int().min(0)
@@ -82,8 +83,6 @@ export interface Limits {
   quotas: Quotas
 }
 
-const cache = new WeakMap<object, Limits>()
-
 /**
  * The service limits and quotas for this environment, parsed and validated once per `env` object. The
  * one source of truth for what the API enforces and what /api/formats and the reference page publish.
@@ -91,27 +90,22 @@ const cache = new WeakMap<object, Limits>()
  * @example
  * const { maxInputBytes, quotas } = limitsOf(c.env)
  */
-export function limitsOf(env: Partial<Record<keyof Config, unknown>>): Limits {
-  let limits = cache.get(env)
-  if (!limits) {
-    const config = ConfigSchema.parse(env)
-    limits = {
-      maxInputBytes: config.MAX_INPUT_BYTES,
-      maxInputPixels: config.MAX_INPUT_PIXELS,
-      maxOutputPixels: config.MAX_OUTPUT_PIXELS,
-      memoryBudgetMiB: config.MEMORY_BUDGET_MIB,
-      queueTimeoutMs: config.QUEUE_TIMEOUT_MS,
-      bodyTimeoutMs: config.BODY_TIMEOUT_MS,
-      corsOrigins: config.CORS_ORIGINS,
-      quotas: {
-        windowSeconds: 60,
-        anonymousPerMinute: config.RATE_LIMIT_ANON_PER_MINUTE,
-        plans: config.RATE_LIMIT_PLANS,
-        requireApiKey: config.REQUIRE_API_KEY,
-        failOpen: config.RATE_LIMIT_FAIL_OPEN,
-      },
-    }
-    cache.set(env, limits)
+export const limitsOf = perEnv((env: Partial<Record<keyof Config, unknown>>): Limits => {
+  const config = ConfigSchema.parse(env)
+  return {
+    maxInputBytes: config.MAX_INPUT_BYTES,
+    maxInputPixels: config.MAX_INPUT_PIXELS,
+    maxOutputPixels: config.MAX_OUTPUT_PIXELS,
+    memoryBudgetMiB: config.MEMORY_BUDGET_MIB,
+    queueTimeoutMs: config.QUEUE_TIMEOUT_MS,
+    bodyTimeoutMs: config.BODY_TIMEOUT_MS,
+    corsOrigins: config.CORS_ORIGINS,
+    quotas: {
+      windowSeconds: 60,
+      anonymousPerMinute: config.RATE_LIMIT_ANON_PER_MINUTE,
+      plans: config.RATE_LIMIT_PLANS,
+      requireApiKey: config.REQUIRE_API_KEY,
+      failOpen: config.RATE_LIMIT_FAIL_OPEN,
+    },
   }
-  return limits
-}
+})

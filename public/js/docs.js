@@ -1,5 +1,6 @@
 // The documentation area, rendered from the OpenAPI 3.1 document at /api/openapi.json: every endpoint,
 // its parameters, request body, answers and answer headers, the JSON answer's fields, and the error codes.
+import { curlCommand } from './curl.js'
 import { fill, h, prose, table } from './dom.js'
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head']
@@ -131,24 +132,17 @@ function tryIt(path) {
   return h('p', {}, button)
 }
 
-const quote = (text) => `'${String(text).replaceAll("'", `'\\''`)}'`
-
-/** An example call of the endpoint as curl, from its `x-example` (path parameters, query, headers, the file sent). */
+/** An example call of the endpoint as curl (curl.js, as the tester's), from its `x-example` (path parameters, query, headers, the file sent). */
 function exampleRequest(path, method, op) {
   const example = op['x-example']
   if (!example) return null
   const filled = path.replace(/\{(\w+)\}/g, (_, name) => example.params?.[name] ?? `{${name}}`)
   const query = new URLSearchParams(example.query ?? {}).toString()
   const url = `${location.origin}${filled}${query ? `?${query}` : ''}`
-  const parts = ['curl -sS --fail-with-body -D -']
-  if (example.contentType) parts.push(`-H ${quote(`Content-Type: ${example.contentType}`)}`)
-  for (const [name, value] of Object.entries(example.headers ?? {})) parts.push(`-H ${quote(`${name}: ${value}`)}`)
-  if (example.body) parts.push(`--data-binary ${quote(`@${example.body}`)}`)
-  if (method !== 'get' && !example.body) parts.push(`-X ${method.toUpperCase()}`)
-  const output = example.body ? `${example.body.replace(/\.[^.]*$/, '')}.${example.query?.format ?? 'out'}` : /^\/img\//.test(path) ? 'image' : null
-  if (output) parts.push(`-o ${quote(output)}`)
-  parts.push(quote(url))
-  return [h('h4', {}, 'Example request'), h('pre', { class: 'code example-request', tabindex: '0' }, parts.join(' \\\n  '))]
+  const headers = { ...(example.contentType ? { 'Content-Type': example.contentType } : {}), ...example.headers }
+  const output = example.body ? `${example.body.replace(/\.[^.]*$/, '')}.${example.query?.format ?? 'out'}` : /^\/img\//.test(path) ? 'image' : undefined
+  const command = curlCommand({ method: method.toUpperCase(), url, headers, fileName: example.body, output })
+  return [h('h4', {}, 'Example request'), h('pre', { class: 'code example-request', tabindex: '0' }, command)]
 }
 
 /** The answers' examples: the JSON body of a 2xx, and one problem per error status. */

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { perEnv } from '../lib/per-env'
 
 const optionalText = z.string().trim().transform((text) => (text === '' ? undefined : text)).optional()
 
@@ -23,8 +24,6 @@ export interface Delivery {
   originTimeoutMs: number
 }
 
-const parsed = new WeakMap<object, Delivery>()
-
 /**
  * GET /img's configuration: `IMG_MAX_AGE`, `ORIGIN_URL`, `ALLOWED_SOURCES` and `ORIGIN_TIMEOUT_MS` from `[vars]`,
  * `SIGNING_KEY` a secret (`wrangler secret put SIGNING_KEY`).
@@ -32,18 +31,13 @@ const parsed = new WeakMap<object, Delivery>()
  * @example
  * const { maxAgeSeconds, signingKey } = deliveryOf(c.env)
  */
-export function deliveryOf(env: object): Delivery {
-  let delivery = parsed.get(env)
-  if (!delivery) {
-    const config = DeliverySchema.parse(env)
-    delivery = {
-      maxAgeSeconds: config.IMG_MAX_AGE,
-      signingKey: config.SIGNING_KEY,
-      originUrl: config.ORIGIN_URL,
-      allowedSources: config.ALLOWED_SOURCES,
-      originTimeoutMs: config.ORIGIN_TIMEOUT_MS,
-    }
-    parsed.set(env, delivery)
+export const deliveryOf = perEnv((env: object): Delivery => {
+  const config = DeliverySchema.parse(env)
+  return {
+    maxAgeSeconds: config.IMG_MAX_AGE,
+    signingKey: config.SIGNING_KEY,
+    originUrl: config.ORIGIN_URL,
+    allowedSources: config.ALLOWED_SOURCES,
+    originTimeoutMs: config.ORIGIN_TIMEOUT_MS,
   }
-  return delivery
-}
+})

@@ -1,4 +1,5 @@
 import { ApiError } from '../errors'
+import { tooLarge } from '../pipeline/parse'
 
 /** Redirects followed, each within the origin (scheme, host and port) of the URL asked for. */
 const MAX_REDIRECTS = 3
@@ -12,6 +13,12 @@ export interface OriginFetch {
 
 const unavailable = (url: URL, why: string) =>
   new ApiError('source_unavailable', `The origin did not give the image (${url.href}): ${why}.`, { source: url.href })
+
+/** Refuse an answer: its body is given back first, so the connection does not wait for the timeout. */
+async function refuse(answer: Response, error: ApiError): Promise<never> {
+  await answer.body?.cancel().catch(() => {})
+  throw error
+}
 
 /**
  * GET an image from an untrusted origin: no cookies or credentials, a timeout over the whole answer, redirects
@@ -47,18 +54,10 @@ export async function fetchOrigin(url: URL, { timeoutMs, maxBytes }: OriginFetch
       continue
     }
     if (answer.status === 404 || answer.status === 410) {
-      await answer.body?.cancel().catch(() => {})
-      throw new ApiError('source_not_found', `The origin has no image at ${current.href} (${answer.status}).`, { source: current.href })
+      return refuse(answer, new ApiError('source_not_found', `The origin has no image at ${current.href} (${answer.status}).`, { source: current.href }))
     }
-    if (answer.status !== 200) {
-      await answer.body?.cancel().catch(() => {})
-      throw unavailable(current, `it answered ${answer.status}`)
-    }
-    const declared = Number(answer.headers.get('content-length') ?? Number.NaN)
-    if (declared > maxBytes) {
-      await answer.body?.cancel().catch(() => {})
-      throw new ApiError('payload_too_large', `The source image is larger than the limit of ${maxBytes} bytes.`, { limit: maxBytes })
-    }
+    if (answer.status !== 200) return refuse(answer, unavailable(current, `it answered ${answer.status}`))
+    if (Number(answer.headers.get('content-length') ?? Number.NaN) > maxBytes) return refuse(answer, tooLarge(maxBytes, 'The source image'))
     return answer
   }
 }

@@ -1,5 +1,6 @@
 import { ApiError } from '../errors'
 import type { Delivery } from './config'
+import { decodePart } from './url'
 
 /** R2's longest object key, in UTF-8 bytes. */
 const MAX_KEY_BYTES = 1024
@@ -16,7 +17,7 @@ export type Source = { kind: 'bucket'; key: string } | { kind: 'origin'; url: UR
  * resolveSource('photos/cat.jpg', delivery) // { kind: 'bucket', key: 'photos/cat.jpg' }
  */
 export function resolveSource(raw: string, delivery: Delivery): Source {
-  const decoded = decode(raw)
+  const decoded = decodePart(raw, 'The source')
   const absolute = /^(https?):\/\/?(.*)$/i.exec(decoded)
   if (absolute) {
     const url = parseUrl(`${absolute[1]!.toLowerCase()}://${absolute[2]}`)
@@ -51,13 +52,5 @@ function parseUrl(text: string): URL {
     return new URL(text)
   } catch {
     throw new ApiError('invalid_request', `The source is not a valid URL: ${text}`)
-  }
-}
-
-function decode(text: string): string {
-  try {
-    return decodeURIComponent(text)
-  } catch {
-    throw new ApiError('invalid_request', `The source in the path is not valid percent-encoding: ${text}`)
   }
 }

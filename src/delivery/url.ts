@@ -36,10 +36,11 @@ export function parseImagePath(pathname: string): ImagePath {
   return { options: parseOptions(compressFields), onError: onerror, rawSource: match[2]! }
 }
 
-function decodePart(text: string): string {
+/** A part of a /img path percent-decoded; `what` (an option, the source) names it when it is not valid percent-encoding. */
+export function decodePart(text: string, what = 'An option'): string {
   try {
     return decodeURIComponent(text)
   } catch {
-    throw new ApiError('invalid_request', `An option in the path is not valid percent-encoding: ${text}`)
+    throw new ApiError('invalid_request', `${what} in the path is not valid percent-encoding: ${text}`)
   }
 }

@@ -10,8 +10,9 @@ export interface Variant {
   varies: boolean
 }
 
-const hex = async (text: string, bytes = 16) => {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)))
+/** The SHA-256 of text or bytes in hex, its first `bytes` bytes (all 32 by default). */
+export async function sha256Hex(data: string | Uint8Array, bytes = 32): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', typeof data === 'string' ? new TextEncoder().encode(data) : data))
   return [...digest.subarray(0, bytes)].map((byte) => byte.toString(16).padStart(2, '0')).join('')
 }
 
@@ -27,11 +28,11 @@ export async function variantOf(options: CompressOptions, source: string, accept
   const varies = options.format === 'auto'
   const normalised = Object.entries(options).sort(([a], [b]) => a.localeCompare(b))
   const accepted = varies ? acceptedModernFormats(accept).join('+') || 'family' : ''
-  return { id: await hex(JSON.stringify([pkg.version, build, normalised, source, accepted])), varies }
+  return { id: await sha256Hex(JSON.stringify([pkg.version, build, normalised, source, accepted]), 16), varies }
 }
 
 /** The strong ETag of a variant made from one version of its source (R2's etag, an origin's ETag or Last-Modified). */
-export const etagOf = async (variant: Variant, version: string): Promise<string> => `"${await hex(`${variant.id}\n${version}`)}"`
+export const etagOf = async (variant: Variant, version: string): Promise<string> => `"${await sha256Hex(`${variant.id}\n${version}`, 16)}"`
 
 /** The Cache API's key for a hash (an ETag for bucket sources, a variant's id for origins). */
 export const cacheKeyOf = (hash: string): Request => new Request(`https://imgedge-cache.invalid/img/${hash.replace(/"/g, '')}`)

@@ -102,8 +102,9 @@ async function refuseDeclaredTooLarge(request: BodySource, maxBytes: number): Pr
   }
 }
 
-const tooLarge = (maxBytes: number) =>
-  new ApiError('payload_too_large', `The request body is larger than the limit of ${maxBytes} bytes.`, {
+/** 413 for `what` (the request body, or a /img source) over MAX_INPUT_BYTES. */
+export const tooLarge = (maxBytes: number, what = 'The request body') =>
+  new ApiError('payload_too_large', `${what} is larger than the limit of ${maxBytes} bytes.`, {
     limit: maxBytes,
   })
 

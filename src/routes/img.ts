@@ -9,14 +9,14 @@ import { fetchOrigin, versionOf } from '../delivery/origin'
 import { checkSignature } from '../delivery/sign'
 import { resolveSource, type Source } from '../delivery/source'
 import { parseImagePath } from '../delivery/url'
-import { cacheKeyOf, etagOf, matchesIfNoneMatch, type Variant, variantOf } from '../delivery/variant'
+import { cacheKeyOf, etagOf, matchesIfNoneMatch, sha256Hex, type Variant, variantOf } from '../delivery/variant'
 import { limitsOf } from '../env'
 import { ApiError } from '../errors'
 import { endBodyBuffer } from '../lib/body-buffer'
 import { conversionSlot } from '../lib/slot'
 import { convertImage } from '../pipeline/convert'
 import type { CompressOptions } from '../pipeline/options'
-import { type BodySource, readBody } from '../pipeline/parse'
+import { readBody, tooLarge } from '../pipeline/parse'
 import { respond } from '../pipeline/respond'
 import { type ClientVariables, identifyClient } from '../ratelimit/identify'
 import { rateLimit } from '../ratelimit/limit'
@@ -75,8 +75,8 @@ const lookUp = createMiddleware<ImgEnv>(async (c, next) => {
 
   if (source.kind === 'bucket') {
     const head = await bucketCall(() => c.env.IMAGES.head(source.key))
-    if (head === null) throw new ApiError('source_not_found', `No object ${JSON.stringify(source.key)} in the IMAGES bucket.`, { key: source.key })
-    if (head.size > maxInputBytes) throw new ApiError('payload_too_large', `The source image is larger than the limit of ${maxInputBytes} bytes.`, { limit: maxInputBytes })
+    if (head === null) throw notInBucket(source.key)
+    if (head.size > maxInputBytes) throw tooLarge(maxInputBytes, 'The source image')
     const variant = await variantOf(options, `bucket:${source.key}`, accept, LEAN_BUILD)
     const etag = await etagOf(variant, head.etag)
     if (matchesIfNoneMatch(ifNoneMatch, etag)) return notModified(c, variant, etag)
@@ -96,6 +96,8 @@ const lookUp = createMiddleware<ImgEnv>(async (c, next) => {
   return next()
 })
 
+const notInBucket = (key: string) => new ApiError('source_not_found', `No object ${JSON.stringify(key)} in the IMAGES bucket.`, { key })
+
 /** An R2 call whose failure (R2 down, a key it refuses) is the source's, not ours. */
 async function bucketCall<T>(call: () => Promise<T>): Promise<T> {
   try {
@@ -110,7 +112,7 @@ async function readSource(c: Context<ImgEnv>, { source, version }: Requested, an
   const limits = limitsOf(c.env)
   if (source.kind === 'origin') {
     try {
-      return await readBody(answer as BodySource, limits.maxInputBytes, limits.bodyTimeoutMs)
+      return await readBody(answer!, limits.maxInputBytes, limits.bodyTimeoutMs)
     } catch (error) {
       if (error instanceof ApiError && error.code === 'payload_too_large') throw error
       throw new ApiError('source_unavailable', `The origin's answer was cut off or too slow (${source.url.href}).`, { source: source.url.href })
@@ -118,15 +120,9 @@ async function readSource(c: Context<ImgEnv>, { source, version }: Requested, an
   }
   // Only the version the ETag was made from: an upload between the head and here is the next request's.
   const object = await bucketCall(() => c.env.IMAGES.get(source.key, version ? { onlyIf: { etagMatches: version } } : {}))
-  if (object === null) throw new ApiError('source_not_found', `No object ${JSON.stringify(source.key)} in the IMAGES bucket.`, { key: source.key })
+  if (object === null) throw notInBucket(source.key)
   if (!('body' in object)) throw new ApiError('source_unavailable', `The object ${JSON.stringify(source.key)} changed while it was read; ask again.`, { key: source.key })
   return readBody({ headers: new Headers({ 'content-length': String(object.size) }), body: object.body }, limits.maxInputBytes)
-}
-
-/** The stored answer of an origin without validators gets an ETag from its bytes, so a changed image is never a 304. */
-async function bytesVersion(bytes: Uint8Array): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))
-  return `sha256:${[...digest].map((byte) => byte.toString(16).padStart(2, '0')).join('')}`
 }
 
 const nameOf = (source: Source) => {
@@ -179,7 +175,8 @@ export const img = new Hono<ImgEnv>().get('/*', identifyClient({ authorisedWitho
   try {
     outcome = await conversionSlot.run(() => withLeanSession(decoderMemoryCap(), async () => {
       const bytes = await readSource(c, requested, answer)
-      etag ??= await etagOf(variant, await bytesVersion(bytes))
+      // An origin without validators: the ETag comes from its bytes, so a changed image is never a 304.
+      etag ??= await etagOf(variant, `sha256:${await sha256Hex(bytes)}`)
       return convertImage({ bytes, options, accept: c.req.header('accept') ?? '', filename: nameOf(source) }, limits)
     }).finally(endBodyBuffer), limits.queueTimeoutMs)
   } catch (error) {
