@@ -5,7 +5,7 @@ import { renderDocs } from './js/docs.js'
 import { setupExamples } from './js/examples.js'
 import { renderLimits, renderQuotas, renderRateHeaders, showRemaining } from './js/limits.js'
 import { setupTester } from './js/tester.js'
-import { followSections } from './js/toc.js'
+import { buildToc, followSections } from './js/toc.js'
 
 async function getJson(path) {
   const res = await fetch(path, { headers: { Accept: 'application/json' } })
@@ -52,5 +52,6 @@ renderRateHeaders(formats?.rateLimits, openapi)
 if (location.hash.length > 1 && document.getElementById(decodeURIComponent(location.hash.slice(1)))) {
   location.replace(location.hash)
 }
+buildToc()
 followSections()
 document.documentElement.dataset.ready = 'true'

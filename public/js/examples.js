@@ -70,6 +70,14 @@ function render(lang) {
   $('#examples-body').replaceChildren(
     ...TOPICS.map((topic) => block({ ...topic, file: `${topic.id}.${lang}`, run: run(`${topic.id}.${lang}`) })),
     block({
+      id: 'typed-client',
+      title: 'A typed client (TypeScript)',
+      text: 'Types generated from /api/openapi.json by openapi-typescript (npm run openapi:types writes imgedge-api.d.ts, served beside this file), calls made by openapi-fetch: option names and values, the JSON answer and the problem codes are checked by the compiler. Needs npm install openapi-fetch.',
+      file: 'typed-client.ts',
+      run: 'node typed-client.ts photo.jpg',
+    }),
+    h('p', {}, h('a', { href: '/examples/imgedge-api.d.ts', download: 'imgedge-api.d.ts' }, 'Download imgedge-api.d.ts'), ', the generated types it imports.'),
+    block({
       id: 'form',
       title: 'An HTML form',
       text: 'No script: a multipart form with the file in field image and the options as fields. The browser shows the converted image as the answer.',

@@ -183,13 +183,16 @@ registry.registerPath({
   },
 })
 
+/** package.json's licence: an SPDX identifier, or npm's UNLICENSED (no licence granted: all rights reserved). */
+const LICENSE = pkg.license === 'UNLICENSED' ? { name: 'UNLICENSED: no licence granted, all rights reserved', url: 'https://docs.npmjs.com/cli/v10/configuring-npm/package-json#license' } : { name: pkg.license, identifier: pkg.license }
+
 let document: ReturnType<typeof openapi.getOpenAPI31Document> | undefined
 
 openapi.get('/', (c) => {
   document ??= {
     ...openapi.getOpenAPI31Document({
       openapi: '3.1.0',
-      info: { title: 'imgedge', version: pkg.version, description: pkg.description },
+      info: { title: 'imgedge', version: pkg.version, description: pkg.description, license: LICENSE },
       servers: [{ url: '/' }],
     }),
     'x-error-codes': codes.map((code) => ({ code, ...ERRORS[code] })),

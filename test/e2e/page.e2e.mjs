@@ -195,6 +195,29 @@ try {
     await page.evaluate(() => window.scrollTo(0, 0))
   })
 
+  await check('the side panel lists every section, endpoint, error code and example, and follows the reader', async () => {
+    assert(await page.isVisible('#toc'), 'no side panel at 1280 px')
+    const hrefs = await page.$$eval('#toc a', (links) => links.map((a) => a.getAttribute('href')))
+    const expected = await page.evaluate(() => [
+      ...[...document.querySelectorAll('main > section[id]')].map((el) => el.id),
+      ...[...document.querySelectorAll('article.op[id], tr[id^="error-"], article.example[id]')].map((el) => el.id),
+    ])
+    const missing = expected.filter((id) => !hrefs.includes(`#${id}`))
+    assert(expected.length > 30 && missing.length === 0, `the panel lacks ${missing.join(', ')}`)
+    await page.click('#toc a[href="#error-codec_failed"]')
+    await page.waitForFunction(() => document.querySelector('#toc a[aria-current="location"]')?.getAttribute('href') === '#error-codec_failed')
+    const [row, header] = await page.evaluate(() => [document.querySelector('#error-codec_failed').getBoundingClientRect().top, document.querySelector('header.top').getBoundingClientRect().bottom])
+    assert(row >= header, `the row (${row}) is under the header (${header})`)
+    assert(await page.getAttribute('#toc a[href="#docs"]', 'aria-current') === 'true', 'its section is not marked')
+    const link = await page.evaluate(() => {
+      const toc = document.querySelector('#toc').getBoundingClientRect()
+      const a = document.querySelector('#toc a[aria-current="location"]').getBoundingClientRect()
+      return a.top >= toc.top && a.bottom <= toc.bottom
+    })
+    assert(link, 'the marked link is scrolled out of the panel')
+    await page.evaluate(() => window.scrollTo(0, 0))
+  })
+
   await check('"Try it" beside each endpoint takes the tester to it', async () => {
     assert(await page.locator('article.op button.try-it').count() === 4, 'not one Try it per endpoint')
     await page.click('#op-get-img-options-source button.try-it')
@@ -357,6 +380,7 @@ try {
     const phone = await browser.newContext({ viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true })
     const { page: small, errors: phoneErrors } = await openPage(phone)
     await loadReady(small, dev.base)
+    assert(await small.isHidden('#toc'), 'the side panel takes room on a phone')
     assert(await noOverflow(small), 'page is wider than the screen')
     await compressPhoto(small)
     assert(await noOverflow(small), 'page is wider than the screen after a compress')

@@ -4,10 +4,11 @@
  * so what readers copy is what ran here.
  */
 import { execFile, execFileSync } from 'node:child_process'
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
+import ts from 'typescript'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readHeader } from '../../src/pipeline/sniff'
 import { startWranglerDev, type WranglerDev } from './wrangler-dev'
@@ -87,6 +88,39 @@ describe.each(Object.entries(LANGUAGES))('%s examples', (_language, { ext, comma
   })
 })
 
+describe('the typed client (openapi-typescript + openapi-fetch)', () => {
+  const repo = new URL('../../', import.meta.url).pathname
+  /** Type-check one file against the types next to it, resolving openapi-fetch from the repository. */
+  const typeErrors = (file: string) => {
+    const program = ts.createProgram([file], {
+      strict: true, noEmit: true, target: ts.ScriptTarget.ES2023, module: ts.ModuleKind.ES2022, moduleResolution: ts.ModuleResolutionKind.Bundler,
+      lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'], types: ['node'], typeRoots: [join(repo, 'node_modules/@types')],
+      paths: { 'openapi-fetch': [join(repo, 'node_modules/openapi-fetch')] }, skipLibCheck: true,
+    })
+    return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'))
+  }
+
+  it('generates from the served document exactly the types the example imports', async () => {
+    await run(process.execPath, [join(repo, 'scripts/openapi-types.mjs'), `${dev.base}/api/openapi.json`, join(work, 'imgedge-api.d.ts')])
+    expect(readFileSync(join(work, 'imgedge-api.d.ts'), 'utf8')).toBe(readFileSync(join(examples, 'imgedge-api.d.ts'), 'utf8'))
+  })
+
+  it('type-checks the example against the generated types, and refuses a format the API does not have', () => {
+    const source = readFileSync(join(examples, 'typed-client.ts'), 'utf8')
+    writeFileSync(join(work, 'typed-client.ts'), source)
+    expect(typeErrors(join(work, 'typed-client.ts'))).toEqual([])
+    writeFileSync(join(work, 'typed-client.ts'), source.replace("format: 'webp'", "format: 'bmp'"))
+    expect(typeErrors(join(work, 'typed-client.ts')).join('\n')).toContain('"bmp"')
+  }, 60_000)
+
+  it('runs: the JSON answer read through the typed client, the image written', async () => {
+    const stdout = await example(process.execPath, 'typed-client.ts', 'photo.jpg', 'typed.webp')
+    expect(stdout).toMatch(/^formats: \d+$/m)
+    expect(stdout).toMatch(/^jpeg 480x300 -> webp 320x200, \d+ bytes$/m)
+    expect(image('typed.webp')).toMatchObject({ format: 'webp', width: 320, height: 200 })
+  })
+})
+
 describe('the page and its examples as static assets', () => {
   it('serves the page at / with its Content-Security-Policy, and /api/* from the worker', async () => {
     const page = await fetch(`${dev.base}/`)
@@ -100,7 +134,7 @@ describe('the page and its examples as static assets', () => {
   })
 
   it('serves every example byte for byte as it is in the repository', async () => {
-    for (const file of ['compress', 'negotiate', 'json-answer'].flatMap((name) => ['sh', 'mjs', 'py'].map((ext) => `${name}.${ext}`)).concat('form.html')) {
+    for (const file of ['compress', 'negotiate', 'json-answer'].flatMap((name) => ['sh', 'mjs', 'py'].map((ext) => `${name}.${ext}`)).concat('form.html', 'typed-client.ts', 'imgedge-api.d.ts')) {
       const res = await fetch(`${dev.base}/examples/${file}`)
       expect(res.status, file).toBe(200)
       expect(await res.text(), file).toBe(readFileSync(join(examples, file), 'utf8'))
