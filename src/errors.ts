@@ -23,7 +23,7 @@ export const ERRORS = {
   body_timeout: { status: 408, title: 'Request body too slow', when: 'the body did not finish arriving within `BODY_TIMEOUT_MS` once the request\'s turn to convert came (a request holds the isolate\'s conversion slot while its body is read)' },
   payload_too_large: { status: 413, title: 'Request body too large', when: 'body over `MAX_INPUT_BYTES`, counted while streaming (with or without Content-Length)' },
   unsupported_media_type: { status: 415, title: 'Unsupported request Content-Type', when: 'a Content-Type other than `image/*`, `application/octet-stream` or `multipart/form-data`' },
-  unsupported_format: { status: 415, title: 'Unsupported image format', when: 'the bytes are not JPEG, PNG, WebP, AVIF or GIF (`detected` names what they are), or a CMYK JPEG' },
+  unsupported_format: { status: 415, title: 'Unsupported image format', when: 'the bytes are not JPEG, PNG, WebP, AVIF or GIF (`detected` names what they are)' },
   image_too_large: { status: 422, title: 'Image dimensions over the limit', when: 'header dimensions over `MAX_INPUT_PIXELS`, a planned output over `MAX_OUTPUT_PIXELS`, or an output side over the format\'s maximum (WebP 16383, JPEG 65500)' },
   operation_too_large: { status: 422, title: 'Operation over the memory budget', when: 'the conversion\'s estimated memory is over `MEMORY_BUDGET_MIB`; has `limit` and `estimateMiB`' },
   corrupt_image: { status: 422, title: 'Image could not be decoded', when: 'the header is broken, a PNG chunk\'s CRC-32 checksum does not match, a JPEG ends before its end-of-image marker or has more than 1000 scans, a GIF frame is larger than its screen, or the decoder rejected the data or needed more than the memory budget' },

@@ -52,6 +52,7 @@ interface LeanExports {
   px_gif(): void
   ad_open(ptr: number, len: number, width: number, height: number): void
   px_avif(): void
+  px_colour(): number
   px_orient(orientation: number): void
   px_crop(x: number, y: number, width: number, height: number): void
   px_resize(width: number, height: number): void
@@ -69,6 +70,7 @@ interface LeanExports {
   px_to_avif(quality: number, speed: number, flags: number): number
   ae_whole(maxPixels: number): void
   ae_start(width: number, height: number, quality: number, speed: number, flags: number): void
+  ae_metadata(kind: number, ptr: number, len: number): void
   ae_rows(ptr: number, count: number): void
   ae_finish(): number
 }
@@ -200,6 +202,9 @@ export class LeanCodec {
       fd_fdstat_set_flags: () => EBADF,
       fd_read: () => EBADF,
       path_open: () => EBADF,
+      // Little CMS can save a profile to a file and remove it on failure (never called: profiles are read from memory).
+      path_unlink_file: () => EBADF,
+      path_remove_directory: () => EBADF,
       clock_time_get: (_id: number, _precision: bigint, out: number) => {
         new BigUint64Array(this.memory.buffer, out, 1)[0] = 0n
         return 0
@@ -438,6 +443,14 @@ export class LeanCodec {
     return this.rowsSize()
   }
 
+  /**
+   * The source's colours to sRGB (Little CMS, wasm/lean/colour.c), straight after the source. True if that added a stage;
+   * false when they are sRGB already (an sRGB profile included) or the profile cannot be used (a broken one is ignored).
+   */
+  colourRows(): boolean {
+    return this.exports.px_colour() === 1
+  }
+
   /** Transforms, in the order they are added: EXIF orientation, crop, Lanczos3 resample, centred padding, flattening over a colour. */
   orientRows(orientation: number): void {
     this.exports.px_orient(orientation)
@@ -529,6 +542,17 @@ export class LeanCodec {
    * 4:2:0 (4:4:4 for an odd-sized grid, above AVIF_WHOLE_PIXELS), converted by libsharpyuv; lossless is 4:4:4
    * with the identity matrix. The source and transforms free their memory before libaom allocates its own.
    */
+  /** What the next AVIF carries besides pixels (the `metadata` option): libavif writes it with the image. */
+  setAvifMetadata({ icc, exif, xmp }: { icc?: Uint8Array | undefined; exif?: Uint8Array | undefined; xmp?: Uint8Array | undefined }): void {
+    for (const [kind, bytes] of [icc, exif, xmp].entries()) {
+      if (!bytes) continue
+      const ptr = this.exports.lean_alloc(bytes.length)
+      new Uint8Array(this.memory.buffer, ptr, bytes.length).set(bytes)
+      this.exports.ae_metadata(kind, ptr, bytes.length)
+      this.exports.lean_free(ptr)
+    }
+  }
+
   rowsToAvif(settings: LeanAvifSettings): Uint8Array {
     const { quality, speed, flags } = this.avifStart(settings)
     this.exports.px_to_avif(quality, speed, flags)

@@ -29,7 +29,7 @@ export interface paths {
         };
         /**
          * Formats, options, limits and quotas
-         * @description Generated from the codec registry and the configuration in force: every format with its MIME type, extensions, decode/encode support and encoder options (type, range, default); the service limits; the rate-limit quotas.
+         * @description Generated from the codec registry and the configuration in force: every format with its MIME type, extensions, decode/encode support and encoder options (type, range, default); what colours are converted to sRGB; the service limits; the rate-limit quotas.
          */
         get: operations["getFormats"];
         put?: never;
@@ -239,6 +239,15 @@ export interface operations {
                 content: {
                     "application/json": {
                         formats: unknown[];
+                        /** @description Colour management: outputs are sRGB without a profile; what each input format has converted to sRGB. */
+                        colour: {
+                            output: string;
+                            converted: {
+                                [key: string]: string;
+                            };
+                            intent: string;
+                            metadata: string;
+                        };
                         limits?: unknown;
                         rateLimits?: unknown;
                     };
@@ -303,6 +312,8 @@ export interface operations {
                 enlarge?: "0" | "1" | "true" | "false";
                 /** @description Colour behind transparent pixels when the output has no alpha (JPEG) and for `contain` padding. */
                 background?: string;
+                /** @description What the answer carries besides pixels: `none`; `copyright` (EXIF Artist and Copyright); `keep` (EXIF with orientation 1, XMP, and an RGB ICC profile, the pixels then left in its colours). Read from JPEG, PNG and still WebP inputs. */
+                metadata?: "none" | "copyright" | "keep";
                 /** @description json: a JSON answer with the image base64-encoded. */
                 response?: "image" | "json";
             };
@@ -499,7 +510,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unsupported_media_type`: a Content-Type other than `image/*`, `application/octet-stream` or `multipart/form-data`; `unsupported_format`: the bytes are not JPEG, PNG, WebP, AVIF or GIF (`detected` names what they are), or a CMYK JPEG */
+            /** @description `unsupported_media_type`: a Content-Type other than `image/*`, `application/octet-stream` or `multipart/form-data`; `unsupported_format`: the bytes are not JPEG, PNG, WebP, AVIF or GIF (`detected` names what they are) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -790,7 +801,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unsupported_format`: the bytes are not JPEG, PNG, WebP, AVIF or GIF (`detected` names what they are), or a CMYK JPEG */
+            /** @description `unsupported_format`: the bytes are not JPEG, PNG, WebP, AVIF or GIF (`detected` names what they are) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -801,7 +812,7 @@ export interface operations {
                      *       "type": "/#error-unsupported_format",
                      *       "title": "Unsupported image format",
                      *       "status": 415,
-                     *       "detail": "Unsupported image format: the bytes are not JPEG, PNG, WebP, AVIF or GIF (detected names what they are), or a CMYK JPEG.",
+                     *       "detail": "Unsupported image format: the bytes are not JPEG, PNG, WebP, AVIF or GIF (detected names what they are).",
                      *       "code": "unsupported_format"
                      *     }
                      */

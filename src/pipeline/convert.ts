@@ -5,6 +5,7 @@ import { takeBodyBuffer } from '../lib/body-buffer'
 import { Stopwatch } from '../lib/stopwatch'
 import { decodeImage, encodeImage, transcode } from './codec'
 import { checkAlphaPlane, checkInput, mayAnswerWithInput } from './limits'
+import { inputAsAnswer, metadataFor, withMetadata } from './metadata'
 import { chooseOutput, formatCandidates } from './negotiate'
 import type { CompressOptions } from './options'
 import { byteLength, type Encoded, type Outcome } from './respond'
@@ -49,8 +50,13 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
   const background = parseColour(options.background)
   const padding = paddingColour(CODECS[format].alpha, background)
 
-  // never bigger: same format, same pixels, and no smaller? the input itself is the better answer
-  const unchanged = mayAnswerWithInput(plan)
+  // what the answer carries besides pixels (metadata=none: nothing), from the input's header data
+  const metadata = await metadataFor(bytes, header, options.metadata)
+
+  // never bigger: same format, same pixels, and no smaller? the input itself (with the metadata the option keeps) is the better answer
+  let unchanged = mayAnswerWithInput(plan)
+  const candidate = unchanged ? await inputAsAnswer(bytes, header, options.metadata, metadata) : bytes
+  const candidateBytes = byteLength(candidate)
 
   const clock = new Stopwatch()
   let output: Encoded | undefined
@@ -59,8 +65,9 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
   if (plan.route === 'rows') {
     // 4-6 as one row pipeline: source -> turn, crop, resample, pad, flatten -> encoder (see convertRows)
     // (a sink that writes its file out as it goes stops once it is no smaller than the input: the answer is then the input)
-    const pass = await convertRows(bytes, header, plan, geometry, settings, background, memoryEstimate, limits, clock, unchanged ? bytes.length : undefined)
+    const pass = await convertRows(bytes, header, plan, geometry, settings, background, memoryEstimate, limits, clock, unchanged ? candidateBytes : undefined, metadata)
     output = pass.output
+    if (pass.colourConverted) unchanged = false
     size = { width: pass.width, height: pass.height }
     memoryEstimate = pass.memoryEstimate
     timings = pass.timings
@@ -88,9 +95,12 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
     timings = { decode: decodeMs, transform: transformMs, encode: await clock.lap() }
   }
 
-  const original = output === undefined || (unchanged && byteLength(output) >= bytes.length)
-  // The body is a view of the isolate's body buffer, which the next conversion would reuse: the answer takes the buffer.
-  const answer = output === undefined || original ? takeBodyBuffer(bytes) : output
+  if (output !== undefined) output = await withMetadata(output, format, metadata)
+  const original = output === undefined || (unchanged && byteLength(output) >= candidateBytes)
+  // The body is a view of the isolate's body buffer, which the next conversion would reuse: the answer (the input, or
+  // views of it without its metadata) takes the buffer.
+  if (output === undefined || original) takeBodyBuffer(bytes)
+  const answer = output === undefined || original ? candidate : output
 
   return {
     bytes: answer,

@@ -141,6 +141,11 @@ export const MEMORY_MODEL = {
     avif: { baseMiB: 4, statePerMP: 1, planes: { '420': 1.5, '422': 2, '444': 3, mono: 1 } as const },
     webpLosslessPerMP: 4,
     turnedPerMP: 4,
+    /**
+     * Little CMS's transform to sRGB and the profile read to build it: a 12 MP CMYK JPEG with a 557 KB SWOP profile grew
+     * the lean memory by 3.5 MiB over the same conversion without colour (docs/benchmarks.md item 25); a P3 one by 0.2.
+     */
+    colourMiB: 4,
     sink: {
       jpeg: { baseMiB: 2, perMP: 3.4 },
       jpegBaseline: { baseMiB: 2, perMP: 0.8 },
@@ -251,11 +256,13 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
   const sameSize = isIdentity(geometry, upright.width, upright.height)
   // Effort 0-2 asks for speed: libjpeg-turbo's behaviour, as sharp's default JPEG, instead of MozJPEG's trellis.
   const fast = format === 'jpeg' && settings.effort <= 2
-  if (header.format === 'jpeg' && sameSize) {
+  // Colours to convert (an ICC profile, CMYK) take the row pipeline, where the conversion is a stage.
+  const srgb = header.colour === 'srgb'
+  if (header.format === 'jpeg' && sameSize && srgb) {
     if (format === 'webp' && !settings.lossless && header.orientation > 1) return { ...at(8), route: 'jpeg-to-webp' }
     if (format === 'jpeg' && (fast || !fitsMozjpeg(rows(8)))) return { ...at(8), route: 'jpeg-to-jpeg' }
   }
-  if (header.format === 'webp' && sameSize && header.orientation === 1 && header.frames === 1 && !header.hasAlpha && !header.lossless) {
+  if (header.format === 'webp' && sameSize && srgb && header.orientation === 1 && header.frames === 1 && !header.hasAlpha && !header.lossless) {
     if (format === 'webp' && !settings.lossless) return { ...at(8), route: 'webp-to-webp' }
   }
   const shrinks = (header.format === 'jpeg' || (header.format === 'webp' && header.frames === 1)) && !sameSize
@@ -380,7 +387,8 @@ function rowsLeanMiB(plan: ConversionPlan, progressive: number): number {
     : plan.format === 'webp' && plan.lowMemoryWebp ? r.sink.webpLowMemory
     : r.sink[plan.format as 'jpeg' | 'webp' | 'png']
   const answer = mayAnswerWithInput(plan) ? (r.answerPerFileMiB + (plan.format === 'png' ? r.sink.png.perFileMiB : 0)) * fileMiB : 0
-  return r.baseMiB + file + answer + source + turned + resize + sink.baseMiB + sink.perMP * outMP
+  const colour = header.colour === 'srgb' ? 0 : r.colourMiB
+  return r.baseMiB + file + answer + source + turned + resize + colour + sink.baseMiB + sink.perMP * outMP
 }
 
 /**

@@ -30,6 +30,10 @@ export const CompressOptionsSchema = z.strictObject({
     .regex(/^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a hex colour such as ffffff or #fff')
     .default('#ffffff')
     .openapi({ description: 'Colour behind transparent pixels when the output has no alpha (JPEG) and for `contain` padding.' }),
+  metadata: z
+    .enum(['none', 'copyright', 'keep'])
+    .default('none')
+    .openapi({ description: "What the answer carries besides pixels: `none`; `copyright` (EXIF Artist and Copyright); `keep` (EXIF with orientation 1, XMP, and an RGB ICC profile, the pixels then left in its colours). Read from JPEG, PNG and still WebP inputs." }),
   response: z.enum(['image', 'json']).optional().openapi({ description: 'json: a JSON answer with the image base64-encoded.' }),
 })
 

@@ -9,6 +9,7 @@ import type { Limits } from '../env'
 import type { Stopwatch } from '../lib/stopwatch'
 import { leanPass } from './codec'
 import { checkAlphaPlane, type ConversionPlan } from './limits'
+import type { Metadata } from './metadata'
 import type { Encoded } from './respond'
 import { type ImageHeader, uprightSize } from './sniff'
 import { fitToDecoded, type Geometry, paddingColour } from './transform'
@@ -18,6 +19,8 @@ export interface RowsResult {
   output: Encoded | undefined
   width: number
   height: number
+  /** The source's colours were converted to sRGB (its profile was not sRGB's): the input is then never the answer. */
+  colourConverted: boolean
   /** The memory estimate, raised when a lossy WebP turned out to need its alpha plane. */
   memoryEstimate: number
   timings: { decode: number; transform: number; encode: number }
@@ -25,7 +28,8 @@ export interface RowsResult {
 
 /**
  * Steps 4-6 as one row pipeline in the lean codec (wasm/lean/pipeline.c), for the plans whose route is
- * `rows`: the source (a JPEG at its DCT scale, a PNG, a still WebP, a GIF's first frame, an AVIF), then the EXIF turn, the crop, the
+ * `rows`: the source (a JPEG at its DCT scale, a PNG, a still WebP, a GIF's first frame, an AVIF), its colours to sRGB
+ * (an ICC profile, PNG gAMA/cHRM or AVIF nclx; CMYK inside the JPEG source), then the EXIF turn, the crop, the
  * Lanczos3 resample, the padding and, for a format without alpha, the flattening, then the sink. Rows
  * are pulled through one at a time, so what is held is what the stages hold, not whole images. The
  * sink is MozJPEG, libwebp, the PNG writer (libdeflate; it reads the rows twice, so the pipeline is built twice) or
@@ -46,16 +50,22 @@ export async function convertRows(
   limits: Limits,
   clock: Stopwatch,
   giveUpAt = Number.POSITIVE_INFINITY,
+  metadata: Metadata = {},
 ): Promise<RowsResult> {
   const { lean, run } = leanPass(header)
   const format = plan.format
   const keepsAlpha = CODECS[format].alpha
+  let colourConverted = false
   const build = () => {
     openSource(lean, bytes, header, plan.scale)
+    // A kept profile (metadata=keep) travels with the pixels in its colours; otherwise they become sRGB.
+    colourConverted = metadata.icc ? false : lean.colourRows()
     addTransforms(lean, header, geometry, paddingColour(keepsAlpha, background), background, keepsAlpha)
   }
 
   run(build)
+  // Converted colours are other pixels: the sink must not give up for the input's sake.
+  if (colourConverted) giveUpAt = Number.POSITIVE_INFINITY
   const decode = await clock.lap()
   const { width, height } = lean.rowsSize()
   // PNG's sink reads the rows twice: what they hold (a palette? grey? alpha?), then the file in that layout.
@@ -63,10 +73,11 @@ export async function convertRows(
     lean.analysePngRows()
     build()
   })
+  if (format === 'avif') run(() => lean.setAvifMetadata(metadata))
   const output = run(() => encodeRows(lean, format, settings, plan, giveUpAt, (transparent) => {
     memoryEstimate = checkAlphaPlane(plan, settings, transparent, memoryEstimate, limits)
   }))
-  return { output, width, height, memoryEstimate, timings: { decode, transform: 0, encode: await clock.lap() } }
+  return { output, width, height, colourConverted, memoryEstimate, timings: { decode, transform: 0, encode: await clock.lap() } }
 }
 
 function openSource(lean: LeanCodec, bytes: Uint8Array, header: ImageHeader, scale: number): void {

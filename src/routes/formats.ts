@@ -12,6 +12,19 @@ import { CompressOptionsSchema } from '../pipeline/options'
 /**
  * GET /api/formats: generated from the codec registry and the configuration, never a second list.
  */
+/** What happens to colours (README "Colour"): every output sRGB without a profile, every described input converted. */
+const COLOUR = {
+  output: 'sRGB, no embedded profile',
+  converted: {
+    jpeg: 'ICC profile (APP2); CMYK and YCCK through their profile, else the uncalibrated formula',
+    png: 'iCCP; else gAMA and cHRM unless an sRGB chunk is present',
+    webp: 'ICCP chunk (still images)',
+    avif: 'colr ICC profile; else nclx primaries and SDR transfer (PQ and HLG left as they are)',
+  },
+  intent: 'perceptual (Little CMS 2.16), as sharp; the same as relative colorimetric for matrix profiles (P3, Adobe RGB)',
+  metadata: 'stripped by default; the metadata option keeps EXIF Artist and Copyright (copyright) or EXIF, XMP and an RGB profile (keep)',
+}
+
 export const formats = new Hono<{ Bindings: Env }>().get('/', (c) => {
   const limits = limitsOf(c.env)
   return c.json({
@@ -27,6 +40,7 @@ export const formats = new Hono<{ Bindings: Env }>().get('/', (c) => {
       alpha: codec.alpha,
       options: codec.encode ? codec.options : {},
     })),
+    colour: COLOUR,
     options: Object.keys(CompressOptionsSchema.shape),
     limits: {
       maxInputBytes: limits.maxInputBytes,

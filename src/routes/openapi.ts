@@ -82,9 +82,9 @@ registry.registerPath({
   security: [{}],
   'x-example': {},
   summary: 'Formats, options, limits and quotas',
-  description: 'Generated from the codec registry and the configuration in force: every format with its MIME type, extensions, decode/encode support and encoder options (type, range, default); the service limits; the rate-limit quotas.',
+  description: 'Generated from the codec registry and the configuration in force: every format with its MIME type, extensions, decode/encode support and encoder options (type, range, default); what colours are converted to sRGB; the service limits; the rate-limit quotas.',
   responses: {
-    200: { description: 'The registry and limits.', content: { 'application/json': { schema: z.object({ formats: z.array(z.unknown()), limits: z.unknown(), rateLimits: z.unknown() }) } } },
+    200: { description: 'The registry and limits.', content: { 'application/json': { schema: z.object({ formats: z.array(z.unknown()), colour: z.object({ output: z.string(), converted: z.record(z.string(), z.string()), intent: z.string(), metadata: z.string() }).openapi({ description: 'Colour management: outputs are sRGB without a profile; what each input format has converted to sRGB.' }), limits: z.unknown(), rateLimits: z.unknown() }) } } },
     ...problems(ALWAYS),
   },
 })

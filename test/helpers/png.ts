@@ -101,3 +101,20 @@ export function screenshotSamples(width: number, height: number): Uint8Array {
   }
   return samples
 }
+
+/**
+ * A PNG without its gAMA chunk. PngSuite's files declare gamma 1.0, which the API honours (README "Colour"): tests
+ * that take their decoded pixels as the expected output send them without it, so that both sides are the same
+ * numbers; test/integration/colour.test.ts checks the gamma itself.
+ */
+export function withoutGamma(png: Uint8Array): Uint8Array {
+  const parts: Uint8Array[] = [png.subarray(0, 8)]
+  const view = new DataView(png.buffer, png.byteOffset, png.byteLength)
+  for (let at = 8; at + 12 <= png.length; ) {
+    const length = view.getUint32(at)
+    const type = String.fromCharCode(...png.subarray(at + 4, at + 8))
+    if (type !== 'gAMA') parts.push(png.subarray(at, at + 12 + length))
+    at += 12 + length
+  }
+  return concat(...parts)
+}

@@ -231,7 +231,6 @@ describe('errors', () => {
       [() => compress(fixture('photo.png').slice(0, 200), undefined, { contentType: 'image/png' }), 'photo.png'],
       [() => compress(fixture('xdtn0g01.png'), undefined, { contentType: 'image/png' }), 'photo.png'],
       [() => compress(cutBeforeScan(fixture('photo.jpg')), undefined, { contentType: 'image/jpeg' }), 'photo.jpg'],
-      [() => compress(fixture('cmyk.jpg'), undefined, { contentType: 'image/jpeg' }), 'photo.jpg'],
       [() => compress(fixture('photo.webp').slice(0, 1000), undefined, { contentType: 'image/webp' }), 'photo.webp'],
       [() => compress(fixture('photo.avif').slice(0, 1000), undefined, { contentType: 'image/avif' }), 'photo.avif'],
       [() => compress(fixture('bomb-50000.png'), undefined, { contentType: 'image/png' }), 'photo.png'],
@@ -251,11 +250,6 @@ describe('errors', () => {
     const body = await expectProblem(await compress(fixture('truncated-10000.jpg'), undefined, { contentType: 'image/jpeg' }), 'corrupt_image', 422)
     expect(body.detail).toMatch(/truncated/)
     await expectStillServing('photo.jpg')
-  })
-
-  it('answers 415 unsupported_format naming CMYK for a CMYK JPEG', async () => {
-    const body = await expectProblem(await compress(fixture('cmyk.jpg'), undefined, { contentType: 'image/jpeg' }), 'unsupported_format', 415)
-    expect(body.detected).toBe('jpeg-cmyk')
   })
 
   it('answers 405 method_not_allowed with Allow for a wrong method on a known path', async () => {

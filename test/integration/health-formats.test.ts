@@ -98,10 +98,17 @@ describe('formats', () => {
     expect(byId.png).toMatchObject({ lossy: false, lossless: true, alpha: true })
   })
 
+  it('says what happens to colours: sRGB out, what each input format has converted', async () => {
+    const { colour } = (await (await get('/api/formats')).json()) as { colour: { output: string; converted: Record<string, string> } }
+    expect(colour.output).toMatch(/sRGB/)
+    expect(Object.keys(colour.converted).sort()).toEqual(['avif', 'jpeg', 'png', 'webp'])
+    expect(colour.converted.jpeg).toMatch(/CMYK/)
+  })
+
   it('lists the request options', async () => {
     const { options } = (await (await get('/api/formats')).json()) as { options: string[] }
     expect([...options].sort()).toEqual(
-      ['background', 'effort', 'enlarge', 'fit', 'format', 'height', 'lossless', 'quality', 'response', 'width'].sort(),
+      ['background', 'effort', 'enlarge', 'fit', 'format', 'height', 'lossless', 'metadata', 'quality', 'response', 'width'].sort(),
     )
   })
 

@@ -42,6 +42,7 @@ const headerOf = (input: Input, width: number, height: number): ImageHeader => (
   scans: input === 'pjpeg' ? 10 : 1,
   truncated: false,
   lossless: input === 'webpll',
+  colour: 'srgb',
   // The matrix's AVIFs are 8-bit 4:2:0, as jSquash writes them.
   ...(input === 'avif' ? { chroma: '420' as const } : {}),
 })

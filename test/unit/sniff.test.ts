@@ -325,6 +325,7 @@ describe('readHeader: PNG', () => {
       scans: 1,
       truncated: false,
       lossless: false,
+      colour: 'srgb',
     })
   })
 
@@ -454,10 +455,14 @@ describe('readHeader: JPEG', () => {
     expect(readHeader(jpeg()).truncated).toBe(false)
   })
 
-  it('names CMYK JPEG as unsupported', () => {
+  it('reads a CMYK JPEG as colour cmyk, and an APP2 ICC profile as colour profile', () => {
     const cmyk = sof(0xc0, 64, 64)
     cmyk[9] = 4
-    expect(() => readHeader(jpeg({ frame: cmyk }))).toThrow(expect.objectContaining({ code: 'unsupported_format' }))
+    expect(readHeader(jpeg({ frame: cmyk })).colour).toBe('cmyk')
+    expect(readHeader(jpeg({ frame: sof(0xc0, 64, 64) })).colour).toBe('srgb')
+    const icc = segment(0xe2, ['ICC_PROFILE\0', [1, 1], zeros(128)])
+    expect(readHeader(jpeg({ before: [icc] })).colour).toBe('profile')
+    expect(readHeader(jpeg({ before: [segment(0xe2, ['FPXR\0', zeros(16)])] })).colour).toBe('srgb')
   })
 
   it('reads a baseline JPEG frame header', () => {
@@ -473,6 +478,7 @@ describe('readHeader: JPEG', () => {
       scans: 1,
       truncated: false,
       lossless: false,
+      colour: 'srgb',
     })
   })
 
@@ -731,6 +737,7 @@ describe('readHeader: AVIF', () => {
       scans: 1,
       truncated: false,
       lossless: false,
+      colour: 'srgb',
     })
   })
 

@@ -18,6 +18,7 @@
 
 #include "avif/avif.h"
 #include "avif/internal.h"
+#include "colour.h"
 #include "lean.h"
 #include "pipeline.h"
 
@@ -117,6 +118,10 @@ EXPORT(ad_open) void ad_open(const uint8_t *data, size_t size, int width, int he
   check(avifDecoderSetIOMemory(d, data, size));
   check(avifDecoderParse(d));
   if ((int)d->image->width != width || (int)d->image->height != height) fail("the AVIF's image is not the size its header gave");
+  /* The colours: an ICC profile, else nclx's primaries and transfer (colour.c). */
+  colour_reset();
+  if (d->image->icc.size) colour_set_icc(d->image->icc.data, d->image->icc.size);
+  else colour_set_cicp(d->image->colorPrimaries, d->image->transferCharacteristics);
   check(avifDecoderNextImage(d));
   const avifImage *image = d->image;
   if ((int)image->width != width || (int)image->height != height) fail("the AVIF's AV1 image is not the size its header gave");

@@ -7,7 +7,7 @@
 #                                   # or more with its callers (scripts/avif-compare.mjs --wasm ...)
 #
 # Sources: MozJPEG 4.1.5 (a pinned commit: Debian does not package it), libwebp 1.5.0, libpng 1.6.39, zlib 1.2.13, giflib 5.2.2, dav1d 1.5.1, libavif 1.4.2,
-# libaom 3.12.1 and libdeflate 1.23, the release tarballs as Debian ships them, checked against the SHA-256 below. Toolchain: Debian's
+# libaom 3.12.1, libdeflate 1.23 and Little CMS 2.16, the release tarballs as Debian ships them, checked against the SHA-256 below. Toolchain: Debian's
 # clang 14, wasm-ld, wasi-libc and cmake (installed with apt when missing and running as root). Output: a WASI "reactor" that imports its memory (so each
 # instance's maximum is set from JS) and exports the functions of lean.c.
 set -euo pipefail
@@ -24,6 +24,7 @@ sources=(
   "liba/libavif/libavif_1.4.2.orig.tar.gz 2b645287340ba5a631d268b551dc2d72bd73ac33335962dd36dcdb6d8366921d"
   "a/aom/aom_3.12.1.orig.tar.gz 40c929a41b2a59c24319a699c358351422829b3ae646de31b18cbabed0191962"
   "libd/libdeflate/libdeflate_1.23.orig.tar.gz 1ab18349b9fb0ce8a0ca4116bded725be7dcbfa709e19f6f983d99df1fb8b25f"
+  "l/lcms2/lcms2_2.16.orig.tar.gz d873d34ad8b9b4cea010631f1a6228d2087475e4dc5e763eb81acc23d9d45a51"
 )
 
 if ! command -v clang-14 >/dev/null || ! command -v wasm-ld-14 >/dev/null || ! command -v llvm-ar-14 >/dev/null || [ ! -f /usr/lib/wasm32-wasi/libc.a ] || [ ! -d /usr/share/emscripten/system/include/compat ] || ! command -v cmake >/dev/null; then
@@ -56,6 +57,7 @@ dav1d="$work/dav1d-1.5.1"
 avif="$work/libavif-1.4.2"
 aom="$work/aom-3.12.1"
 deflate="$work/libdeflate-1.23"
+lcms="$work/lcms2-2.16"
 # PNG output deflates a chunk of rows at a time (sink_png.c): every block libdeflate writes is left non-final
 # and its stream ends with an empty stored block, so that the chunks' streams concatenate into one.
 grep -q 'imgedge: no block is final' "$deflate/lib/deflate_compress.c" || patch -s -d "$deflate" -p1 < "$here/libdeflate-sync-flush.patch"
@@ -117,21 +119,24 @@ for dir in src/enc src/dsp src/utils sharpyuv; do
     jobs+=("$f|${webp_flags[*]}")
   done
 done
-jobs+=("$here/lean.c|-I$jpeg ${webp_flags[*]}")
+jobs+=("$here/lean.c|-I$jpeg -I$lcms/include ${webp_flags[*]}")
 # libpng's reader and zlib's inflater for PNG input (png.c); PNG output is sink_png.c's own, with libdeflate.
 for name in png pngerror pngget pngmem pngread pngrio pngrtran pngrutil pngset pngtrans; do jobs+=("$png/$name.c|-I$zlib"); done
 for name in adler32 crc32 inffast inflate inftrees zutil; do jobs+=("$zlib/$name.c|"); done
-jobs+=("$here/png.c|-I$png -I$zlib")
+jobs+=("$here/png.c|-I$png -I$zlib -I$lcms/include")
 for name in deflate_compress adler32 crc32 utils; do jobs+=("$deflate/lib/$name.c|-I$deflate"); done
 jobs+=("$here/sink_png.c|-I$deflate")
-jobs+=("$here/pipeline.c|")
+jobs+=("$here/pipeline.c|-I$lcms/include")
+# Little CMS for colour management (colour.c): every source's profile to sRGB, and CMYK JPEGs. No threads in wasi-libc.
+for f in "$lcms"/src/*.c; do jobs+=("$f|-I$lcms/include -DCMS_NO_PTHREADS=1"); done
+jobs+=("$here/colour.c|-I$lcms/include -DCMS_NO_PTHREADS=1")
 jobs+=("$here/resample.c|")
 # libwebp's decoder for WebP input (webp_dec.c); what it uses of src/dsp and src/utils is built above.
 for f in "$webp"/src/dec/*.c; do jobs+=("$f|${webp_flags[*]}"); done
-jobs+=("$here/webp_dec.c|${webp_flags[*]}")
+jobs+=("$here/webp_dec.c|-I$lcms/include ${webp_flags[*]}")
 # giflib's decoder, for GIF input (gif_dec.c).
 for name in dgif_lib gif_err gifalloc openbsd-reallocarray; do jobs+=("$gif/$name.c|-I$gif"); done
-jobs+=("$here/gif_dec.c|-I$gif")
+jobs+=("$here/gif_dec.c|-I$gif -I$lcms/include")
 # dav1d for AVIF input (avif_dec.c): its C code only, configured by hand (dav1d/config.h) instead of meson, the
 # pixel templates built once for 8-bit and once for 16-bit samples (10 and 12 bits).
 # Not link-time optimised: clang 14 with -msimd128 and LTO together miscompiles dav1d (a lossless AVIF's Y plane
@@ -152,7 +157,7 @@ done
 avif_flags="-I$avif/include -I$root/wasm/shim -I$dav1d/include -I$aom -I$work/aom-build -I$webp -DAVIF_CODEC_DAV1D=1 -DAVIF_CODEC_AOM=1 -DAVIF_CODEC_AOM_ENCODE=1 -DAVIF_LIBSHARPYUV_ENABLED=1"
 for name in alpha avif codec_aom codec_dav1d colr colrconvert diag exif gainmap io mem obu properties rawdata read reformat \
   reformat_libsharpyuv reformat_libyuv sampletransform stream utils write; do jobs+=("$avif/src/$name.c|$avif_flags"); done
-jobs+=("$here/avif_dec.c|$avif_flags")
+jobs+=("$here/avif_dec.c|$avif_flags -I$lcms/include")
 jobs+=("$here/sink_avif.c|$avif_flags")
 printf '%s\n' "${jobs[@]}" | xargs -P "$(nproc)" -I{} bash -c '
   src="${1%%|*}"; extra="${1#*|}"
@@ -191,9 +196,12 @@ cp "$avif/LICENSE" "$here/licenses/libavif-LICENSE"
 cp "$aom/LICENSE" "$here/licenses/libaom-LICENSE"
 cp "$aom/PATENTS" "$here/licenses/libaom-PATENTS"
 cp "$deflate/COPYING" "$here/licenses/libdeflate-COPYING"
+cp "$lcms/LICENSE" "$here/licenses/lcms2-LICENSE"
 # zlib 1.2.13 ships its licence as the last section of its README.
 sed -n '/^Copyright notice:/,$p' "$zlib/README" > "$here/licenses/zlib-LICENSE"
 # The build's identity, for what caches the codec's output (GET /img's ETags): test/install/build-id.test.ts checks it.
-printf '/** The first 16 hex digits of lean.wasm's SHA-256, written by build.sh: answers made by another build are other bytes. */\nexport const LEAN_BUILD = %s\n' \
-  "'$(sha256sum "$here/lean.wasm" | cut -c1-16)'" > "$here/../build-id.ts"
+cat > "$here/../build-id.ts" <<EOF
+/** The first 16 hex digits of lean.wasm's SHA-256, written by build.sh: answers made by another build are other bytes. */
+export const LEAN_BUILD = '$(sha256sum "$here/lean.wasm" | cut -c1-16)'
+EOF
 ls -l "$here/lean.wasm"

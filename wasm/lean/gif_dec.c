@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "gif_lib.h"
+#include "colour.h"
 #include "lean.h"
 #include "pipeline.h"
 
@@ -125,6 +126,7 @@ EXPORT(gd_open) void gd_open(size_t size, int max_width, int max_height) {
   GifRows *g = lean_alloc(sizeof(GifRows));
   memset(g, 0, sizeof(GifRows));
   current = g;
+  colour_reset(); /* GIF says nothing about its colours: sRGB */
   g->file_size = size;
   g->buffer = lean_alloc(READ_BUFFER);
   int error = 0;

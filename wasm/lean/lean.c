@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "colour.h"
 #include "jpeglib.h"
 #include "lean.h"
 #include "pipeline.h"
@@ -119,7 +120,14 @@ EXPORT(jd_open) int jd_open(const uint8_t *data, size_t len) {
   jpeg_create_decompress(&in);
   in_open = 1;
   jpeg_mem_src(&in, data, len);
+  /* APP2 markers carry the ICC profile, in pieces of up to 64 KiB that jpeg_read_icc_profile joins. */
+  colour_reset();
+  jpeg_save_markers(&in, JPEG_APP0 + 2, 0xFFFF);
   jpeg_read_header(&in, TRUE);
+  JOCTET *profile = NULL;
+  unsigned int profile_size = 0;
+  if (jpeg_read_icc_profile(&in, &profile, &profile_size)) colour_set_icc(profile, profile_size);
+  free(profile);
   return in.num_components;
 }
 
@@ -128,10 +136,12 @@ EXPORT(jd_open) int jd_open(const uint8_t *data, size_t len) {
  * space, 1 = gray (gray sources only), 3 = RGB or 4 = RGBA, and start decompressing. The scaled size: jd_width/jd_height.
  */
 EXPORT(jd_start) void jd_start(int scale_eighths, int channels) {
-  if (in.num_components == 4) fail("CMYK JPEG");
+  /* CMYK and YCCK become RGBA in the row source (jpeg_rows), through their profile; no other route takes them. */
+  const int cmyk = in.num_components == 4;
+  if (cmyk && channels != 4) fail("CMYK JPEG");
   in.scale_num = (unsigned)scale_eighths;
   in.scale_denom = 8;
-  in.out_color_space = channels == 4 ? JCS_EXT_RGBA : channels == 3 ? JCS_RGB : JCS_GRAYSCALE;
+  in.out_color_space = cmyk ? JCS_CMYK : channels == 4 ? JCS_EXT_RGBA : channels == 3 ? JCS_RGB : JCS_GRAYSCALE;
   in.dct_method = JDCT_ISLOW;
   jpeg_start_decompress(&in);
 }
@@ -178,12 +188,21 @@ EXPORT(jd_decode) uint8_t *jd_decode(int orientation) {
 typedef struct {
   Rows rows;
   uint8_t *row;
+  /* CMYK input: the decoded row, and its transform to sRGB (NULL without a CMYK profile). */
+  uint8_t *cmyk;
+  void *transform;
+  int inverted;
 } JpegRows;
 
 static const uint8_t *jpeg_next(Rows *self) {
   JpegRows *j = (JpegRows *)self;
   if (in.output_scanline >= in.output_height) fail("no more JPEG rows");
-  jpeg_read_scanlines(&in, &j->row, 1);
+  if (!j->cmyk) {
+    jpeg_read_scanlines(&in, &j->row, 1);
+    return j->row;
+  }
+  jpeg_read_scanlines(&in, &j->cmyk, 1);
+  colour_cmyk_to_rgba(j->transform, j->cmyk, j->row, j->rows.width, j->inverted);
   return j->row;
 }
 
@@ -191,16 +210,25 @@ static const uint8_t *jpeg_next(Rows *self) {
 static void jpeg_close(Rows *self) {
   if (in_open) jpeg_destroy_decompress(&in);
   in_open = 0;
-  free(((JpegRows *)self)->row);
+  JpegRows *j = (JpegRows *)self;
+  colour_cmyk_free(j->transform);
+  free(j->cmyk);
+  free(j->row);
   free(self);
 }
 
 /* The started (RGBA) image's rows as the file stores them (rows_orient turns them), from the decompressor. */
 Rows *jpeg_rows(void) {
-  if (in.out_color_space != JCS_EXT_RGBA) fail("the JPEG source needs RGBA rows");
+  if (in.out_color_space != JCS_EXT_RGBA && in.out_color_space != JCS_CMYK) fail("the JPEG source needs RGBA rows");
   JpegRows *j = (JpegRows *)rows_stage(sizeof(JpegRows), (int)in.output_width, (int)in.output_height, jpeg_next, jpeg_close);
   j->row = lean_alloc((size_t)in.output_width * 4);
   j->rows.grey = in.num_components == 1;
+  if (in.out_color_space == JCS_CMYK) {
+    /* Photoshop's CMYK JPEGs, the ones with an Adobe marker, store inks inverted (0: full ink). */
+    j->inverted = in.saw_Adobe_marker;
+    j->cmyk = lean_alloc((size_t)in.output_width * 4);
+    j->transform = colour_cmyk_transform(j->inverted);
+  }
   return &j->rows;
 }
 

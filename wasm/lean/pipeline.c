@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lean.h"
+#include "colour.h"
 #include "pipeline.h"
 
 Rows *rows_stage(size_t size, int width, int height, const uint8_t *(*next)(Rows *), void (*close)(Rows *)) {
@@ -237,6 +238,12 @@ EXPORT(px_avif) void px_avif(void) { pipe = avif_rows(); }
 /** RGBA pixels that JS keeps (and frees): a source that can be read twice. */
 EXPORT(px_pixels) void px_pixels(const uint8_t *rgba, int width, int height, int alpha) { pipe = rows_of_buffer(rgba, width, height, alpha); }
 
+/** The source's colours to sRGB (colour.c); 1 if that adds a stage, 0 when they are sRGB already or not described usably. */
+EXPORT(px_colour) int px_colour(void) {
+  Rows *before = built();
+  pipe = rows_colour(before);
+  return pipe != before;
+}
 EXPORT(px_orient) void px_orient(int orientation) { pipe = rows_orient(built(), orientation); }
 EXPORT(px_crop) void px_crop(int x, int y, int width, int height) { pipe = rows_crop(built(), x, y, width, height); }
 EXPORT(px_resize) void px_resize(int width, int height) { pipe = rows_resize(built(), width, height, built()->alpha); }

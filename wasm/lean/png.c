@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "colour.h"
 #include "lean.h"
 #include "pipeline.h"
 #include "png.h"
@@ -55,6 +56,24 @@ static void read_file(png_structp p, png_bytep out, size_t length) {
   file_at += length;
 }
 
+/* The colours' description for colour.c: iCCP (which libpng has checked, dropping a malformed one), else gAMA and cHRM without sRGB. */
+static void read_colour(void) {
+  colour_reset();
+  png_charp name;
+  int compression;
+  png_bytep profile;
+  png_uint_32 size;
+  if (png_get_iCCP(png, info, &name, &compression, &profile, &size)) {
+    colour_set_icc(profile, size);
+    return;
+  }
+  if (png_get_valid(png, info, PNG_INFO_sRGB)) return;
+  double gamma;
+  if (png_get_gAMA(png, info, &gamma)) colour_set_gamma(gamma);
+  double xy[8];
+  if (png_get_cHRM(png, info, &xy[0], &xy[1], &xy[2], &xy[3], &xy[4], &xy[5], &xy[6], &xy[7])) colour_set_chromaticities(xy);
+}
+
 /**
  * Read the header of `len` bytes of PNG at `data` (which must stay alive while decoding; NULL: the bytes
  * are read from JS as libpng asks for them, so the file is never copied into the instance) and set up
@@ -76,6 +95,7 @@ EXPORT(pd_open) int pd_open(const uint8_t *data, size_t len, int max_width, int 
    * are checked, the zlib stream's own checksum is not. */
   png_set_option(png, PNG_IGNORE_ADLER32, PNG_OPTION_ON);
   png_read_info(png, info);
+  read_colour();
   const int type = png_get_color_type(png, info);
   grey = !(type & PNG_COLOR_MASK_COLOR);
   alpha = (type & PNG_COLOR_MASK_ALPHA) || png_get_valid(png, info, PNG_INFO_tRNS);

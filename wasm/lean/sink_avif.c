@@ -49,6 +49,28 @@ static int flags;
 static uint32_t cell_limit = 768;
 static uint32_t cell_width, cell_height, grid_cols, grid_rows;
 
+/* What the output carries besides pixels (the `metadata` option): ICC profile, EXIF, XMP; set by ae_metadata before ae_start. */
+static uint8_t *metadata[3];
+static size_t metadata_size[3];
+
+static void check(avifResult result);
+
+/** Metadata for the next AVIF: `kind` 0 the ICC profile, 1 EXIF (a TIFF block), 2 XMP; the bytes are copied. */
+EXPORT(ae_metadata) void ae_metadata(int kind, const uint8_t *data, size_t size) {
+  if (kind < 0 || kind > 2) fail("bad metadata kind");
+  free(metadata[kind]);
+  metadata[kind] = lean_alloc(size);
+  memcpy(metadata[kind], data, size);
+  metadata_size[kind] = size;
+}
+
+/* libavif writes what the (first) image it is given carries; an EXIF block it cannot parse is left out, not an error. */
+static void attach_metadata(avifImage *target) {
+  if (metadata[0]) check(avifImageSetProfileICC(target, metadata[0], metadata_size[0]));
+  if (metadata[1]) (void)avifImageSetMetadataExif(target, metadata[1], metadata_size[1]);
+  if (metadata[2]) check(avifImageSetMetadataXMP(target, metadata[2], metadata_size[2]));
+}
+
 static void check(avifResult result) {
   if (result == AVIF_RESULT_OK) return;
   if (result == AVIF_RESULT_OUT_OF_MEMORY) fail("out of memory");
@@ -117,6 +139,7 @@ EXPORT(ae_start) void ae_start(int width, int height, int quality, int speed, in
   image->transferCharacteristics = AVIF_TRANSFER_CHARACTERISTICS_SRGB;
   image->matrixCoefficients = lossless ? AVIF_MATRIX_COEFFICIENTS_IDENTITY : AVIF_MATRIX_COEFFICIENTS_BT601;
   check(avifImageAllocatePlanes(image, (flags & AE_ALPHA) ? AVIF_PLANES_ALL : AVIF_PLANES_YUV));
+  attach_metadata(image);
   encoder = avifEncoderCreate();
   if (!encoder) fail("out of memory");
   encoder->codecChoice = AVIF_CODEC_CHOICE_AOM;
@@ -184,6 +207,7 @@ EXPORT(ae_finish) size_t ae_finish(void) {
       if (!views[i]) fail("out of memory");
       check(avifImageSetViewRect(views[i], image, &rect));
     }
+    attach_metadata(views[0]);
     check(avifEncoderAddImageGrid(encoder, grid_cols, grid_rows, (const avifImage *const *)views, AVIF_ADD_IMAGE_FLAG_SINGLE));
     for (uint32_t i = 0; i < cells; i++) avifImageDestroy(views[i]);
     free(views);

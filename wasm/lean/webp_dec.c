@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "colour.h"
 #include "lean.h"
 #include "pipeline.h"
 #include "src/dsp/yuv.h"
@@ -41,6 +42,21 @@ static void check(VP8StatusCode status) {
   if (status != VP8_STATUS_OK) fail(status_message(status));
 }
 
+/* An extended WebP's ICCP chunk (it follows VP8X, before the image), for colour.c. */
+static void read_colour(const uint8_t *data, size_t len) {
+  colour_reset();
+  if (len < 30 || memcmp(data + 12, "VP8X", 4)) return;
+  for (size_t at = 12; at + 8 <= len;) {
+    const size_t size = data[at + 4] | data[at + 5] << 8 | data[at + 6] << 16 | (size_t)data[at + 7] << 24;
+    if (size > len - at - 8) return;
+    if (!memcmp(data + at, "ICCP", 4)) {
+      colour_set_icc(data + at + 8, size);
+      return;
+    }
+    at += 8 + size + (size & 1);
+  }
+}
+
 /**
  * Read the headers of `len` bytes of WebP at `data` (which must stay alive while decoding). The
  * bitstream's own size: wd_width/wd_height.
@@ -55,6 +71,7 @@ EXPORT(wd_open) void wd_open(const uint8_t *data, size_t len) {
   }
   check(WebPGetFeatures(data, len, &features));
   if (features.has_animation) fail("an animated WebP reached the still decoder");
+  read_colour(data, len);
   source = data;
   source_size = len;
 }

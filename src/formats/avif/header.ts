@@ -28,6 +28,7 @@ type ItemProperty =
   | { type: 'irot'; angle: number }
   | { type: 'imir'; axis: number }
   | { type: 'alpha' }
+  | { type: 'colour'; profile: boolean }
   | { type: 'other' }
 
 const AUX_ALPHA_URNS = ['urn:mpeg:mpegB:cicp:systems:auxiliary:alpha', 'urn:mpeg:hevc:2015:auxid:1']
@@ -60,6 +61,7 @@ function readAvif(r: Reader): ImageHeader {
     frames: avifFrames(ftypBrands(r).includes('avis'), track),
     bitDepth: findBitDepth(props),
     chroma: findChroma(props, meta?.all ?? []),
+    colour: props.some((p) => p.type === 'colour' && p.profile) ? 'profile' : 'srgb',
   }
 }
 
@@ -127,9 +129,24 @@ function parseProperty(r: Reader, box: Box): ItemProperty {
       return { type: 'imir', axis: r.u8(box.start) & 1 }
     case 'auxC':
       return isAlphaAuxType(r, body, box.end) ? { type: 'alpha' } : { type: 'other' }
+    case 'colr':
+      return { type: 'colour', profile: colrDescribesOtherThanSrgb(r, box) }
     default:
       return { type: 'other' }
   }
+}
+
+/**
+ * colr: an ICC profile ('prof', 'rICC'), or nclx with primaries other than BT.709's (1) or unspecified (2), or a
+ * transfer that is not an SDR camera or sRGB curve (the lean codec decides what it converts; see wasm/lean/colour.c).
+ */
+function colrDescribesOtherThanSrgb(r: Reader, box: Box): boolean {
+  const kind = r.fourcc(box.start)
+  if (kind === 'prof' || kind === 'rICC') return true
+  if (kind !== 'nclx') return false
+  const primaries = r.u16(box.start + 4)
+  const transfer = r.u16(box.start + 6)
+  return ![1, 2].includes(primaries) || ![0, 1, 2, 6, 13, 14, 15].includes(transfer)
 }
 
 /** av1C byte 2: monochrome (bit 4), chroma_subsampling_x (bit 3) and _y (bit 2). */

@@ -1,11 +1,11 @@
 /**
- * JPEG header: the frame (size, precision, progressive, components) and the EXIF orientation, from a
+ * JPEG header: the frame (size, precision, progressive, components), the EXIF orientation and whether an ICC profile is there, from a
  * walk over the marker segments that also counts scans and sees whether the end-of-image marker
  * arrives. Entropy-coded data is skipped, never decoded.
  */
 import { ApiError } from '../../errors'
 import { EXIF_PREFIX, exifOrientation } from '../shared/exif'
-import { baseHeader, corrupt, type HeaderFormat, type ImageHeader, SUPPORTED } from '../shared/header'
+import { baseHeader, corrupt, type HeaderFormat, type ImageHeader } from '../shared/header'
 import type { Reader } from '../shared/reader'
 
 const NAME = 'JPEG'
@@ -22,6 +22,9 @@ const SOI = 0xd8
 const EOI = 0xd9
 const SOS = 0xda
 const APP1 = 0xe1
+const APP2 = 0xe2
+/** An APP2 segment holding (a piece of) an ICC profile starts with this. */
+const ICC_PREFIX = [...'ICC_PROFILE'].map((c) => c.charCodeAt(0)).concat(0)
 const TEM = 0x01
 /**
  * Real files have a few dozen markers outside entropy-coded data; a body made of millions of tiny
@@ -60,6 +63,7 @@ interface JpegFrame {
 function readJpeg(r: Reader): ImageHeader {
   let frame: JpegFrame | undefined
   let orientation: number | undefined
+  let icc = false
   let scans = 0
   let ended = false
   let pos = 2
@@ -81,6 +85,7 @@ function readJpeg(r: Reader): ImageHeader {
     const end = pos + length
     if (isStartOfFrame(marker) && !frame) frame = readJpegFrame(r, marker, payload, length)
     if (marker === APP1 && orientation === undefined) orientation = jpegApp1Orientation(r, payload, end)
+    if (marker === APP2 && end >= payload + ICC_PREFIX.length && r.matches(payload, ICC_PREFIX)) icc = true
     if (marker === SOS) {
       scans++
       pos = skipEntropyCoded(r.bytes, end)
@@ -92,11 +97,6 @@ function readJpeg(r: Reader): ImageHeader {
   if (scans > MAX_JPEG_SCANS) {
     throw new ApiError('corrupt_image', `The JPEG has more than ${MAX_JPEG_SCANS} scans (real files have a few dozen at most); it is refused without decoding.`)
   }
-  if (frame.components === 4) {
-    throw new ApiError('unsupported_format', `CMYK JPEG input is not supported; ${SUPPORTED} in RGB or greyscale`, {
-      detected: 'jpeg-cmyk',
-    })
-  }
   return {
     ...baseHeader('jpeg', frame.width, frame.height),
     orientation: orientation ?? 1,
@@ -106,6 +106,7 @@ function readJpeg(r: Reader): ImageHeader {
     scans,
     // A walk that gave up on marker count cannot tell; the decoder decides then.
     truncated: !ended && markers < MAX_JPEG_MARKERS,
+    colour: frame.components === 4 ? 'cmyk' : icc ? 'profile' : 'srgb',
   }
 }
 

@@ -43,6 +43,7 @@ function readPng(r: Reader): ImageHeader {
     frames: chunks.frames,
     bitDepth,
     progressive: r.u8(28) === 1,
+    colour: chunks.colour,
   }
 }
 
@@ -61,6 +62,8 @@ function validateIhdr(r: Reader, width: number, height: number, bitDepth: number
 interface PngChunkInfo {
   transparency: boolean
   frames: number
+  /** iCCP, or gAMA/cHRM without sRGB: colours the decoder may have to convert. */
+  colour: 'srgb' | 'profile'
 }
 
 /** Chunk types as big-endian integers, so the walk compares numbers instead of building strings. */
@@ -68,6 +71,10 @@ const CHUNK_IDAT = 0x49444154
 const CHUNK_IEND = 0x49454e44
 const CHUNK_TRNS = 0x74524e53
 const CHUNK_ACTL = 0x6163544c
+const CHUNK_ICCP = 0x69434350
+const CHUNK_GAMA = 0x67414d41
+const CHUNK_CHRM = 0x6348524d
+const CHUNK_SRGB = 0x73524742
 
 /** Real files have a handful of chunks before IDAT; past this many the walk leaves the rest to the decoder. */
 const MAX_PNG_HEADER_CHUNKS = 4096
@@ -77,18 +84,22 @@ const MAX_PNG_HEADER_CHUNKS = 4096
  * end, or reaching IEND first, means there is no image data to decode.
  */
 function walkPngChunks(r: Reader, start: number): PngChunkInfo {
-  const info: PngChunkInfo = { transparency: false, frames: 1 }
+  const info: PngChunkInfo = { transparency: false, frames: 1, colour: 'srgb' }
+  let described = false
+  let srgb = false
   let pos = start
   for (let chunks = 0; r.has(pos, 8); chunks++) {
     if (chunks === MAX_PNG_HEADER_CHUNKS) return info
     const length = r.u32(pos)
     const type = r.u32(pos + 4)
     if (!isChunkType(r, pos + 4)) throw corrupt(NAME, 'a chunk type is not four letters')
-    if (type === CHUNK_IDAT) return info
+    if (type === CHUNK_IDAT) return { ...info, colour: described && !srgb ? 'profile' : 'srgb' }
     if (type === CHUNK_IEND) break
     if (!r.has(pos + 8, length + 4)) throw corrupt(NAME, `the ${r.fourcc(pos + 4)} chunk runs past the end of the data`)
     if (type === CHUNK_TRNS) info.transparency = true
     if (type === CHUNK_ACTL && length >= 8) info.frames = Math.max(1, r.u32(pos + 8))
+    if (type === CHUNK_ICCP || type === CHUNK_GAMA || type === CHUNK_CHRM) described = true
+    if (type === CHUNK_SRGB) srgb = true
     pos += 12 + length
   }
   throw corrupt(NAME, 'no image data (IDAT) before the data ends')
@@ -134,7 +145,7 @@ function isChunkType(r: Reader, offset: number): boolean {
 
 let crcTable: Uint32Array | undefined
 
-function crc32(bytes: Uint8Array, start: number, end: number): number {
+export function crc32(bytes: Uint8Array, start: number, end: number): number {
   crcTable ??= makeCrcTable()
   let crc = 0xffffffff
   for (let i = start; i < end; i++) crc = crcTable[(crc ^ bytes[i]!) & 0xff]! ^ (crc >>> 8)

@@ -54,6 +54,13 @@ export interface ImageHeader {
    * inside ANMF chunks, so false there). Other formats: false.
    */
   lossless: boolean
+  /**
+   * What the header says about the colours: `srgb` when it says nothing else (or sRGB itself: a PNG sRGB chunk,
+   * AVIF nclx with sRGB's primaries); `profile` for an ICC profile (JPEG APP2, PNG iCCP, the WebP VP8X ICC flag,
+   * AVIF colr prof/rICC), PNG gAMA or cHRM, AVIF nclx with other primaries; `cmyk` for a four-component JPEG. The
+   * lean codec converts `profile` and `cmyk` to sRGB in the row pipeline (and finds an sRGB profile to be one).
+   */
+  colour: 'srgb' | 'profile' | 'cmyk'
   /** The file's size in bytes, when the caller knows it: a PNG's decoder holds its file, whose size per pixel varies tenfold. */
   fileBytes?: number
 }
@@ -81,7 +88,7 @@ export function corrupt(name: string, problem: string): ApiError {
 
 /** A still, 8-bit, upright header of this size: each reader overrides what its file says. */
 export function baseHeader(format: InputFormat, width: number, height: number): ImageHeader {
-  return { format, width, height, orientation: 1, hasAlpha: undefined, frames: 1, bitDepth: 8, progressive: false, scans: 1, truncated: false, lossless: false }
+  return { format, width, height, orientation: 1, hasAlpha: undefined, frames: 1, bitDepth: 8, progressive: false, scans: 1, truncated: false, lossless: false, colour: 'srgb' }
 }
 
 /** The size the image has once its orientation is applied: 5-8 swap width and height. */

@@ -18,6 +18,7 @@ export const webpHeader: HeaderFormat = {
 
 const VP8X_ALPHA = 0x10
 const VP8X_ANIMATION = 0x02
+const VP8X_ICC = 0x20
 
 function readWebp(r: Reader): ImageHeader {
   const type = r.fourcc(12)
@@ -61,6 +62,7 @@ function readVp8x(r: Reader, data: number): ImageHeader {
     hasAlpha: (flags & VP8X_ALPHA) !== 0 || chunks.alph || chunks.vp8lAlpha,
     frames: animated ? Math.max(1, chunks.anmf) : 1,
     lossless: chunks.vp8l,
+    colour: (flags & VP8X_ICC) !== 0 ? 'profile' : 'srgb',
   }
 }
 
