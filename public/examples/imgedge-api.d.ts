@@ -96,7 +96,7 @@ export interface components {
              * @description Stable identifier to branch on.
              * @enum {string}
              */
-            code: "missing_image" | "invalid_option" | "invalid_request" | "api_key_required" | "invalid_api_key" | "signature_required" | "invalid_signature" | "source_not_allowed" | "signature_expired" | "not_found" | "source_not_found" | "method_not_allowed" | "body_timeout" | "payload_too_large" | "unsupported_media_type" | "unsupported_format" | "image_too_large" | "operation_too_large" | "corrupt_image" | "rate_limited" | "codec_failed" | "internal_error" | "source_unavailable" | "busy" | "rate_limiter_unavailable";
+            code: "missing_image" | "invalid_option" | "invalid_request" | "api_key_required" | "invalid_api_key" | "signature_required" | "invalid_signature" | "source_not_allowed" | "signature_expired" | "not_found" | "source_not_found" | "method_not_allowed" | "body_timeout" | "payload_too_large" | "unsupported_media_type" | "unsupported_format" | "image_too_large" | "max_bytes_unreachable" | "operation_too_large" | "corrupt_image" | "rate_limited" | "codec_failed" | "internal_error" | "source_unavailable" | "busy" | "rate_limiter_unavailable";
         } & {
             [key: string]: unknown;
         };
@@ -125,6 +125,8 @@ export interface components {
             original: boolean;
             framesDropped: number;
             effort: number;
+            /** @description With `max_bytes`: the quality the answer was encoded at. */
+            quality?: number;
             /** @description Milliseconds per step. */
             timings: {
                 decode: number;
@@ -312,6 +314,8 @@ export interface operations {
                 enlarge?: "0" | "1" | "true" | "false";
                 /** @description Colour behind transparent pixels when the output has no alpha (JPEG) and for `contain` padding. */
                 background?: string;
+                /** @description Largest answer in bytes: the quality (given or default) is lowered to the highest that fits, by bisection (up to 7 more encodes); 422 max_bytes_unreachable when none does. Lossy outputs only; `X-Quality` says the quality used. */
+                max_bytes?: number;
                 /** @description What the answer carries besides pixels: `none`; `copyright` (EXIF Artist and Copyright); `keep` (EXIF with orientation 1, XMP, and an RGB ICC profile, the pixels then left in its colours). Read from JPEG, PNG and still WebP inputs. */
                 metadata?: "none" | "copyright" | "keep";
                 /** @description json: a JSON answer with the image base64-encoded. */
@@ -357,6 +361,8 @@ export interface operations {
                     "X-Compression-Ratio"?: string;
                     /** @description Effort used, after the per-size caps (AVIF). */
                     "X-Effort"?: string;
+                    /** @description With `max_bytes`: the quality the answer was encoded at (the highest that fits). */
+                    "X-Quality"?: string;
                     /** @description The memory model's estimate for this conversion, e.g. `42 MiB`. */
                     "X-Memory-Estimate"?: string;
                     /** @description `true` when the never-bigger rule answered with the input itself. */
@@ -528,7 +534,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `image_too_large`: header dimensions over `MAX_INPUT_PIXELS`, a planned output over `MAX_OUTPUT_PIXELS`, or an output side over the format's maximum (WebP 16383, JPEG 65500); `operation_too_large`: the conversion's estimated memory is over `MEMORY_BUDGET_MIB`; has `limit` and `estimateMiB`; `corrupt_image`: the header is broken, a PNG chunk's CRC-32 checksum does not match, a JPEG ends before its end-of-image marker or has more than 1000 scans, a GIF frame is larger than its screen, or the decoder rejected the data or needed more than the memory budget */
+            /** @description `image_too_large`: header dimensions over `MAX_INPUT_PIXELS`, a planned output over `MAX_OUTPUT_PIXELS`, or an output side over the format's maximum (WebP 16383, JPEG 65500); `max_bytes_unreachable`: no quality makes the answer `max_bytes` or smaller (quality 1 is still larger, or the output is lossless); has `limit`; `operation_too_large`: the conversion's estimated memory is over `MEMORY_BUDGET_MIB`; has `limit` and `estimateMiB`; `corrupt_image`: the header is broken, a PNG chunk's CRC-32 checksum does not match, a JPEG ends before its end-of-image marker or has more than 1000 scans, a GIF frame is larger than its screen, or the decoder rejected the data or needed more than the memory budget */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -644,6 +650,8 @@ export interface operations {
                     "X-Compression-Ratio"?: string;
                     /** @description Effort used, after the per-size caps (AVIF). */
                     "X-Effort"?: string;
+                    /** @description With `max_bytes`: the quality the answer was encoded at (the highest that fits). */
+                    "X-Quality"?: string;
                     /** @description The memory model's estimate for this conversion, e.g. `42 MiB`. */
                     "X-Memory-Estimate"?: string;
                     /** @description `true` when the never-bigger rule answered with the input itself. */
@@ -819,7 +827,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `image_too_large`: header dimensions over `MAX_INPUT_PIXELS`, a planned output over `MAX_OUTPUT_PIXELS`, or an output side over the format's maximum (WebP 16383, JPEG 65500); `operation_too_large`: the conversion's estimated memory is over `MEMORY_BUDGET_MIB`; has `limit` and `estimateMiB`; `corrupt_image`: the header is broken, a PNG chunk's CRC-32 checksum does not match, a JPEG ends before its end-of-image marker or has more than 1000 scans, a GIF frame is larger than its screen, or the decoder rejected the data or needed more than the memory budget */
+            /** @description `image_too_large`: header dimensions over `MAX_INPUT_PIXELS`, a planned output over `MAX_OUTPUT_PIXELS`, or an output side over the format's maximum (WebP 16383, JPEG 65500); `max_bytes_unreachable`: no quality makes the answer `max_bytes` or smaller (quality 1 is still larger, or the output is lossless); has `limit`; `operation_too_large`: the conversion's estimated memory is over `MEMORY_BUDGET_MIB`; has `limit` and `estimateMiB`; `corrupt_image`: the header is broken, a PNG chunk's CRC-32 checksum does not match, a JPEG ends before its end-of-image marker or has more than 1000 scans, a GIF frame is larger than its screen, or the decoder rejected the data or needed more than the memory budget */
             422: {
                 headers: {
                     [name: string]: unknown;

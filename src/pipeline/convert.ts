@@ -1,4 +1,7 @@
 import { leanResidentMiB, releaseLeanMemory } from '../../wasm'
+import type { OutputFormat } from '../codecs/registry'
+import type { EncodeSettings } from '../codecs/types'
+import { ApiError } from '../errors'
 import { CODECS } from '../codecs/registry'
 import type { Limits } from '../env'
 import { takeBodyBuffer } from '../lib/body-buffer'
@@ -12,6 +15,47 @@ import { byteLength, type Encoded, type Outcome } from './respond'
 import { convertRows } from './rows'
 import { readHeader, uprightSize } from './sniff'
 import { applyGeometry, fitToDecoded, flatten, hasTransparency, paddingColour, parseColour, planGeometry } from './transform'
+
+/** One run of steps 4-6. */
+interface Pass {
+  output: Encoded | undefined
+  size: { width: number; height: number }
+  timings: Outcome['timings']
+  colourConverted: boolean
+}
+
+/**
+ * max_bytes, as imgproxy's: the quality given (or the format's default) is lowered, by bisection over the qualities
+ * below it, to the highest whose answer fits `maxBytes`; each try is a full encode (at most 7 more), and the timings
+ * add up. A lossless output cannot be lowered: 422 max_bytes_unreachable, as when quality 1 does not fit either.
+ */
+async function fitInto(
+  maxBytes: number,
+  format: OutputFormat,
+  settings: EncodeSettings,
+  first: Pass,
+  encodeAt: (trial: EncodeSettings, giveUpAt: number | undefined) => Promise<Pass>,
+): Promise<{ pass: Pass; quality: number }> {
+  const fits = (pass: Pass) => pass.output !== undefined && byteLength(pass.output) <= maxBytes
+  if (fits(first)) return { pass: first, quality: settings.quality }
+  const unreachable = (why: string) => new ApiError('max_bytes_unreachable', `The ${format} answer cannot be made ${maxBytes} bytes or smaller: ${why}.`, { limit: maxBytes })
+  if (!CODECS[format].lossy || settings.lossless) throw unreachable(`it is lossless and ${byteLength(first.output ?? [])} bytes`)
+  const timings = { ...first.timings }
+  let best: { pass: Pass; quality: number } | undefined
+  let smallest = byteLength(first.output ?? [])
+  for (let low = 1, high = settings.quality - 1; low <= high; ) {
+    const quality = (low + high) >> 1
+    const pass = await encodeAt({ ...settings, quality }, undefined)
+    for (const step of ['decode', 'transform', 'encode'] as const) timings[step] += pass.timings[step]
+    smallest = Math.min(smallest, byteLength(pass.output ?? []))
+    if (fits(pass)) {
+      best = { pass, quality }
+      low = quality + 1
+    } else high = quality - 1
+  }
+  if (!best) throw unreachable(`at quality 1 it is ${smallest} bytes`)
+  return { pass: { ...best.pass, timings }, quality: best.quality }
+}
 
 /** What a conversion starts from: the image's bytes (a view of the isolate's body buffer), its options, the client's Accept. */
 export interface ConversionInput {
@@ -58,44 +102,48 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
   const candidate = unchanged ? await inputAsAnswer(bytes, header, options.metadata, metadata) : bytes
   const candidateBytes = byteLength(candidate)
 
-  const clock = new Stopwatch()
-  let output: Encoded | undefined
-  let size = { width: outWidth, height: outHeight }
-  let timings: Outcome['timings']
-  if (plan.route === 'rows') {
-    // 4-6 as one row pipeline: source -> turn, crop, resample, pad, flatten -> encoder (see convertRows)
-    // (a sink that writes its file out as it goes stops once it is no smaller than the input: the answer is then the input)
-    const pass = await convertRows(bytes, header, plan, geometry, settings, background, memoryEstimate, limits, clock, unchanged ? candidateBytes : undefined, metadata)
-    output = pass.output
-    if (pass.colourConverted) unchanged = false
-    size = { width: pass.width, height: pass.height }
-    memoryEstimate = pass.memoryEstimate
-    timings = pass.timings
-  } else if (plan.route !== 'pixels') {
-    // 4-6 in one pass of the lean codec: a JPEG or WebP re-encoded at its own size (see planConversion)
-    const pass = await transcode(bytes, header, plan.route, settings, clock)
-    output = pass.output
-    timings = { decode: pass.decodeMs, transform: 0, encode: pass.encodeMs }
-  } else {
-    // 4. decode, upright (the JPEG decoder applies EXIF orientation, scaled in the DCT when shrinking)
-    let image = await decodeImage(bytes, header, plan.scale)
-    const decodeMs = await clock.lap()
+  // 4-6, at `trial` settings (max_bytes runs them again at lower qualities); the output carries its metadata
+  const encodeAt = async (trial: EncodeSettings, giveUpAt: number | undefined): Promise<Pass> => {
+    const clock = new Stopwatch()
+    let pass: Pass
+    if (plan.route === 'rows') {
+      // 4-6 as one row pipeline: source -> colours, turn, crop, resample, pad, flatten -> encoder (see convertRows)
+      // (a sink that writes its file out as it goes stops once it is no smaller than the input: the answer is then the input)
+      const rows = await convertRows(bytes, header, plan, geometry, trial, background, memoryEstimate, limits, clock, giveUpAt, metadata)
+      pass = { output: rows.output, size: { width: rows.width, height: rows.height }, timings: rows.timings, colourConverted: rows.colourConverted }
+      memoryEstimate = rows.memoryEstimate
+    } else if (plan.route !== 'pixels') {
+      // 4-6 in one pass of the lean codec: a JPEG or WebP re-encoded at its own size (see planConversion)
+      const same = await transcode(bytes, header, plan.route, trial, clock)
+      pass = { output: same.output, size: { width: outWidth, height: outHeight }, timings: { decode: same.decodeMs, transform: 0, encode: same.encodeMs }, colourConverted: false }
+    } else {
+      // 4. decode, upright (the JPEG decoder applies EXIF orientation, scaled in the DCT when shrinking)
+      let image = await decodeImage(bytes, header, plan.scale)
+      const decodeMs = await clock.lap()
 
-    // 5. transform: crop/resize/pad, then flatten alpha for formats without it; transparency known,
-    //    the plan is checked again for WebP's alpha plane
-    image = applyGeometry(image, fitToDecoded(geometry, upright, image), padding)
-    const transparent = hasTransparency(image)
-    if (!CODECS[format].alpha && transparent) image = flatten(image, background)
-    memoryEstimate = checkAlphaPlane(plan, settings, transparent, memoryEstimate, limits)
-    const transformMs = await clock.lap()
+      // 5. transform: crop/resize/pad, then flatten alpha for formats without it; transparency known,
+      //    the plan is checked again for WebP's alpha plane
+      image = applyGeometry(image, fitToDecoded(geometry, upright, image), padding)
+      const transparent = hasTransparency(image)
+      if (!CODECS[format].alpha && transparent) image = flatten(image, background)
+      memoryEstimate = checkAlphaPlane(plan, trial, transparent, memoryEstimate, limits)
+      const transformMs = await clock.lap()
 
-    // 6. encode
-    output = await encodeImage(image, format, { ...settings, turbo: plan.turbo })
-    size = { width: image.width, height: image.height }
-    timings = { decode: decodeMs, transform: transformMs, encode: await clock.lap() }
+      // 6. encode
+      const output = await encodeImage(image, format, { ...trial, turbo: plan.turbo })
+      pass = { output, size: { width: image.width, height: image.height }, timings: { decode: decodeMs, transform: transformMs, encode: await clock.lap() }, colourConverted: false }
+    }
+    if (pass.output !== undefined) pass.output = await withMetadata(pass.output, format, metadata)
+    return pass
   }
 
-  if (output !== undefined) output = await withMetadata(output, format, metadata)
+  // (with max_bytes the sink never gives up early: the input may be over the target too)
+  let pass = await encodeAt(settings, unchanged && options.max_bytes === undefined ? candidateBytes : undefined)
+  let quality = settings.quality
+  if (options.max_bytes !== undefined) ({ pass, quality } = await fitInto(options.max_bytes, format, settings, pass, encodeAt))
+  const { output, size, timings } = pass
+  if (pass.colourConverted) unchanged = false
+
   const original = output === undefined || (unchanged && byteLength(output) >= candidateBytes)
   // The body is a view of the isolate's body buffer, which the next conversion would reuse: the answer (the input, or
   // views of it without its metadata) takes the buffer.
@@ -111,6 +159,7 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
     framesDropped: Math.max(0, header.frames - 1),
     timings,
     effort: settings.effort,
+    quality: options.max_bytes !== undefined ? quality : undefined,
     memoryEstimateMiB: Math.round(memoryEstimate),
     vary: options.format === 'auto' || options.response === undefined,
     filename,

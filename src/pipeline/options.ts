@@ -30,6 +30,13 @@ export const CompressOptionsSchema = z.strictObject({
     .regex(/^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a hex colour such as ffffff or #fff')
     .default('#ffffff')
     .openapi({ description: 'Colour behind transparent pixels when the output has no alpha (JPEG) and for `contain` padding.' }),
+  max_bytes: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(100 * 1024 * 1024)
+    .optional()
+    .openapi({ type: 'integer', minimum: 100, description: 'Largest answer in bytes: the quality (given or default) is lowered to the highest that fits, by bisection (up to 7 more encodes); 422 max_bytes_unreachable when none does. Lossy outputs only; `X-Quality` says the quality used.' }),
   metadata: z
     .enum(['none', 'copyright', 'keep'])
     .default('none')

@@ -23,6 +23,8 @@ export interface Outcome {
   timings: Record<'decode' | 'transform' | 'encode', number>
   /** Effort used after per-size caps, when a cap lowered the requested one. */
   effort: number
+  /** The quality max_bytes settled on (undefined without max_bytes). */
+  quality?: number | undefined
   /** The memory model's estimate for this conversion (see src/pipeline/limits.ts). */
   memoryEstimateMiB: number
   vary: boolean
@@ -44,6 +46,7 @@ export const CompressJsonSchema = z
     original: z.boolean().openapi({ description: 'True when the never-bigger rule returned the input itself.' }),
     framesDropped: z.number().int(),
     effort: z.number().int(),
+    quality: z.number().int().optional().openapi({ description: 'With `max_bytes`: the quality the answer was encoded at.' }),
     timings: z.object({ decode: z.number(), transform: z.number(), encode: z.number() }).openapi({ description: 'Milliseconds per step.' }),
     image: z.string().openapi({ description: 'The output image, base64-encoded.' }),
   })
@@ -64,6 +67,7 @@ export const ANSWER_HEADERS = {
   'X-Output-Height': 'Output height in pixels.',
   'X-Compression-Ratio': 'Output bytes / input bytes (0.25 = 75% smaller).',
   'X-Effort': 'Effort used, after the per-size caps (AVIF).',
+  'X-Quality': 'With `max_bytes`: the quality the answer was encoded at (the highest that fits).',
   'X-Memory-Estimate': "The memory model's estimate for this conversion, e.g. `42 MiB`.",
   'X-Original-Returned': '`true` when the never-bigger rule answered with the input itself.',
   'X-Frames-Dropped': 'Animation frames not converted (only the first frame is kept).',
@@ -98,6 +102,7 @@ function statsHeaders(o: Outcome): Partial<Record<AnswerHeader, string>> {
     'X-Output-Height': String(o.output.height),
     'X-Compression-Ratio': String(ratio(o)),
     'X-Effort': String(o.effort),
+    ...(o.quality !== undefined ? { 'X-Quality': String(o.quality) } : {}),
     'X-Memory-Estimate': `${o.memoryEstimateMiB} MiB`,
     'Server-Timing': Object.entries(o.timings)
       .map(([name, ms]) => `${name};dur=${ms.toFixed(1)}`)
@@ -130,6 +135,7 @@ export function respond(c: Context, o: Outcome, json: boolean): Response {
         original: o.original,
         framesDropped: o.framesDropped,
         effort: o.effort,
+        ...(o.quality !== undefined ? { quality: o.quality } : {}),
         timings: o.timings,
         image: toBase64(joined(o.bytes)),
       } satisfies z.input<typeof CompressJsonSchema>,
