@@ -66,6 +66,10 @@ interface LeanExports {
   px_to_webp(lossless: number): number
   px_pixels(ptr: number, width: number, height: number, alpha: number): void
   px_png_analyse(): void
+  px_quant_sample(): void
+  px_quant_build(maxColours: number, target: number): number
+  px_quant_quality(): number
+  px_remap(): void
   px_to_png(level: number, strategies: number): number
   px_to_avif(quality: number, speed: number, flags: number): number
   ae_whole(maxPixels: number): void
@@ -105,6 +109,18 @@ const AVIF_SHARP_YUV = 4
 export interface LeanPngSettings {
   level: number
   strategies: number
+}
+
+/** Lossy PNG (quant.c): at most `colours` palette entries, the fewest that reach `quality` (0-100). */
+export interface PaletteSettings {
+  colours: number
+  quality: number
+}
+
+/** The palette made: its size and the quality it reached on the sample. */
+export interface PaletteResult {
+  colours: number
+  quality: number
 }
 
 /** Filter strategies of the PNG sink, as bits: one PNG filter on every row, or a choice per row by a heuristic. */
@@ -526,15 +542,38 @@ export class LeanCodec {
     return parts
   }
 
-  /** Encode RGBA pixels as PNG, as rowsToPng does rows (both passes read the pixels in place). */
-  encodePng(image: ImageData, settings: LeanPngSettings): Uint8Array[] {
+  /**
+   * Lossy PNG, first pass (wasm/lean/quant.c): the rows read for a sample of at most 65536 pixels, then closed; then
+   * the palette: the fewest median-cut colours (up to `maxColours`) whose quality reaches `target` (0-100), refined by
+   * k-means. Returns its size and the quality reached. Build the pipeline again and remapRows() before each PNG pass.
+   */
+  buildPalette(maxColours: number, target: number): { colours: number; quality: number } {
+    this.exports.px_quant_sample()
+    return { colours: this.exports.px_quant_build(maxColours, target), quality: this.exports.px_quant_quality() }
+  }
+
+  /** Transform: the rows mapped to the palette buildPalette made, with softened Floyd-Steinberg dithering. */
+  remapRows(): void {
+    this.exports.px_remap()
+  }
+
+  /** Encode RGBA pixels as PNG, as rowsToPng does rows (every pass reads the pixels in place); a palette as rows do. */
+  encodePng(image: ImageData, settings: LeanPngSettings, palette?: PaletteSettings): { parts: Uint8Array[]; palette?: PaletteResult } {
     const ptr = this.pixelsIn(image)
-    this.exports.px_pixels(ptr, image.width, image.height, 1)
+    const source = () => this.exports.px_pixels(ptr, image.width, image.height, 1)
+    let made: PaletteResult | undefined
+    if (palette) {
+      source()
+      made = this.buildPalette(palette.colours, palette.quality)
+    }
+    source()
+    if (palette) this.remapRows()
     this.analysePngRows()
-    this.exports.px_pixels(ptr, image.width, image.height, 1)
+    source()
+    if (palette) this.remapRows()
     const parts = this.rowsToPng(settings)!
     this.exports.lean_free(ptr)
-    return parts
+    return { parts, ...(made ? { palette: made } : {}) }
   }
 
   /**

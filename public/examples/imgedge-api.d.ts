@@ -127,6 +127,11 @@ export interface components {
             effort: number;
             /** @description With `max_bytes`: the quality the answer was encoded at. */
             quality?: number;
+            /** @description Lossy PNG: the palette's size and the quality it reached. */
+            palette?: {
+                colours: number;
+                quality: number;
+            };
             /** @description Milliseconds per step. */
             timings: {
                 decode: number;
@@ -298,7 +303,7 @@ export interface operations {
             query?: {
                 /** @description Output format; default: the input's (GIF becomes PNG). `auto` picks from Accept: AVIF, WebP, then the input's family, the first that fits the limits. */
                 format?: "jpeg" | "png" | "webp" | "avif" | "jpg" | "auto";
-                /** @description Lossy quality 1-100; defaults per format in /api/formats. */
+                /** @description Lossy quality 1-100; defaults per format in /api/formats. With format=png: the palette's target (lossy PNG: the fewest colours that reach it). */
                 quality?: number;
                 /** @description Lossless encoding (PNG always; WebP and AVIF on request). */
                 lossless?: "0" | "1" | "true" | "false";
@@ -314,6 +319,8 @@ export interface operations {
                 enlarge?: "0" | "1" | "true" | "false";
                 /** @description Colour behind transparent pixels when the output has no alpha (JPEG) and for `contain` padding. */
                 background?: string;
+                /** @description PNG only: a palette of at most this many colours (lossy PNG; with `quality`, the fewest that reach it). */
+                colors?: number;
                 /** @description Largest answer in bytes: the quality (given or default) is lowered to the highest that fits, by bisection (up to 7 more encodes); 422 max_bytes_unreachable when none does. Lossy outputs only; `X-Quality` says the quality used. */
                 max_bytes?: number;
                 /** @description What the answer carries besides pixels: `none`; `copyright` (EXIF Artist and Copyright); `keep` (EXIF with orientation 1, XMP, and an RGB ICC profile, the pixels then left in its colours). Read from JPEG, PNG and still WebP inputs. */
@@ -363,6 +370,10 @@ export interface operations {
                     "X-Effort"?: string;
                     /** @description With `max_bytes`: the quality the answer was encoded at (the highest that fits). */
                     "X-Quality"?: string;
+                    /** @description Lossy PNG: the colours in its palette. */
+                    "X-Palette-Colors"?: string;
+                    /** @description Lossy PNG: the quality its palette reached (0-100, from the PSNR of a sample: 4 x (dB - 20)). */
+                    "X-Palette-Quality"?: string;
                     /** @description The memory model's estimate for this conversion, e.g. `42 MiB`. */
                     "X-Memory-Estimate"?: string;
                     /** @description `true` when the never-bigger rule answered with the input itself. */
@@ -652,6 +663,10 @@ export interface operations {
                     "X-Effort"?: string;
                     /** @description With `max_bytes`: the quality the answer was encoded at (the highest that fits). */
                     "X-Quality"?: string;
+                    /** @description Lossy PNG: the colours in its palette. */
+                    "X-Palette-Colors"?: string;
+                    /** @description Lossy PNG: the quality its palette reached (0-100, from the PSNR of a sample: 4 x (dB - 20)). */
+                    "X-Palette-Quality"?: string;
                     /** @description The memory model's estimate for this conversion, e.g. `42 MiB`. */
                     "X-Memory-Estimate"?: string;
                     /** @description `true` when the never-bigger rule answered with the input itself. */

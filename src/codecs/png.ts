@@ -54,6 +54,13 @@ export const png: Codec = {
   lossless: true,
   alpha: true,
   options: {
+    quality: {
+      type: 'integer',
+      min: 1,
+      max: 100,
+      default: 100,
+      description: 'Given (or colors, 2-256, the most palette entries): lossy PNG, a palette of the fewest colours whose quality reaches it (100 is 50 dB on a sample, 80 44 dB, 60 38 dB), dithered. Not given: lossless.',
+    },
     effort: effortOption(
       4,
       'libdeflate level and filter trials (0: level 1; 4: level 10, three filter strategies tried per chunk; 9: level 12, every strategy); palette, grey and alpha reduced losslessly at every effort; capped by image size (see limits.pngEffortCaps).',
@@ -65,7 +72,7 @@ export const png: Codec = {
     const cap = decoderMemoryCap()
     return capped(cap, header, () => leanFailure('libpng', () => leanCodec(cap).decodePng(bytes, header.width, header.height)))
   },
-  async encode(image, { effort }) {
-    return joinParts(leanCodec(encoderMemoryCap()).encodePng(image, pngSettings(effort)))
+  async encode(image, { effort, palette }) {
+    return joinParts(leanCodec(encoderMemoryCap()).encodePng(image, pngSettings(effort), palette).parts)
   },
 }

@@ -19,6 +19,8 @@ export interface EncodeSettings {
    * (planConversion decides).
    */
   turbo?: boolean
+  /** PNG only: a palette of at most `colours` entries, the fewest reaching `quality` (lossy PNG, `quality` or `colors` given). */
+  palette?: { colours: number; quality: number } | undefined
 }
 
 /** A documented option of a format, as published by /api/formats. */

@@ -63,7 +63,7 @@ function reason(error: unknown): string {
 /** Resolve quality/lossless/effort against the format's defaults and reject options it cannot use. */
 export function encodeSettings(
   format: OutputFormat,
-  options: { quality?: number | undefined; lossless?: boolean | undefined; effort?: number | undefined },
+  options: { quality?: number | undefined; lossless?: boolean | undefined; effort?: number | undefined; colors?: number | undefined },
   pixels: number,
   explicitFormat: boolean,
 ): EncodeSettings {
@@ -74,15 +74,21 @@ export function encodeSettings(
   if (options.lossless && options.quality !== undefined) {
     throw new ApiError('invalid_option', 'quality does not apply with lossless=true.', { option: 'quality' })
   }
+  // PNG asked for with quality or colors: a palette (lossy PNG), the fewest colours reaching the quality.
+  const palette = format === 'png' && explicitFormat && !options.lossless && (options.quality !== undefined || options.colors !== undefined)
+  if (options.colors !== undefined && !palette) {
+    throw new ApiError('invalid_option', 'colors applies to PNG output (format=png), without lossless.', { option: 'colors' })
+  }
   // With format=auto the client cannot know whether the chosen format is lossy, so quality is a hint.
-  if (options.quality !== undefined && !codec.lossy && explicitFormat) {
+  if (options.quality !== undefined && !codec.lossy && explicitFormat && !palette) {
     throw new ApiError('invalid_option', `${format} output is lossless; quality does not apply.`, { option: 'quality' })
   }
   const effort = options.effort ?? (codec.options.effort?.default as number)
   return {
     quality: options.quality ?? (codec.options.quality?.default as number | undefined) ?? 100,
-    lossless: options.lossless ?? !codec.lossy,
+    lossless: palette ? false : options.lossless ?? !codec.lossy,
     effort: codec.effortFor ? codec.effortFor(effort, pixels) : effort,
+    ...(palette ? { palette: { colours: options.colors ?? 256, quality: options.quality ?? 100 } } : {}),
   }
 }
 

@@ -1,6 +1,7 @@
 import { leanResidentMiB, releaseLeanMemory } from '../../wasm'
 import type { OutputFormat } from '../codecs/registry'
 import type { EncodeSettings } from '../codecs/types'
+import type { PaletteResult } from '../../wasm'
 import { ApiError } from '../errors'
 import { CODECS } from '../codecs/registry'
 import type { Limits } from '../env'
@@ -22,6 +23,7 @@ interface Pass {
   size: { width: number; height: number }
   timings: Outcome['timings']
   colourConverted: boolean
+  palette?: PaletteResult | undefined
 }
 
 /**
@@ -35,17 +37,21 @@ async function fitInto(
   settings: EncodeSettings,
   first: Pass,
   encodeAt: (trial: EncodeSettings, giveUpAt: number | undefined) => Promise<Pass>,
+  explicitLossless: boolean,
 ): Promise<{ pass: Pass; quality: number }> {
   const fits = (pass: Pass) => pass.output !== undefined && byteLength(pass.output) <= maxBytes
   if (fits(first)) return { pass: first, quality: settings.quality }
   const unreachable = (why: string) => new ApiError('max_bytes_unreachable', `The ${format} answer cannot be made ${maxBytes} bytes or smaller: ${why}.`, { limit: maxBytes })
-  if (!CODECS[format].lossy || settings.lossless) throw unreachable(`it is lossless and ${byteLength(first.output ?? [])} bytes`)
+  // A PNG is fitted by its palette (lossy PNG): the palette's target quality is lowered, from 100 when it was lossless.
+  const palette = format === 'png' && !explicitLossless
+  if (palette) settings = { ...settings, lossless: false, quality: settings.palette?.quality ?? 101, palette: { colours: settings.palette?.colours ?? 256, quality: 100 } }
+  else if (!CODECS[format].lossy || settings.lossless) throw unreachable(`it is lossless and ${byteLength(first.output ?? [])} bytes`)
   const timings = { ...first.timings }
   let best: { pass: Pass; quality: number } | undefined
   let smallest = byteLength(first.output ?? [])
   for (let low = 1, high = settings.quality - 1; low <= high; ) {
     const quality = (low + high) >> 1
-    const pass = await encodeAt({ ...settings, quality }, undefined)
+    const pass = await encodeAt({ ...settings, quality, ...(palette ? { palette: { colours: settings.palette!.colours, quality } } : {}) }, undefined)
     for (const step of ['decode', 'transform', 'encode'] as const) timings[step] += pass.timings[step]
     smallest = Math.min(smallest, byteLength(pass.output ?? []))
     if (fits(pass)) {
@@ -110,7 +116,7 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
       // 4-6 as one row pipeline: source -> colours, turn, crop, resample, pad, flatten -> encoder (see convertRows)
       // (a sink that writes its file out as it goes stops once it is no smaller than the input: the answer is then the input)
       const rows = await convertRows(bytes, header, plan, geometry, trial, background, memoryEstimate, limits, clock, giveUpAt, metadata)
-      pass = { output: rows.output, size: { width: rows.width, height: rows.height }, timings: rows.timings, colourConverted: rows.colourConverted }
+      pass = { output: rows.output, size: { width: rows.width, height: rows.height }, timings: rows.timings, colourConverted: rows.colourConverted, palette: rows.palette }
       memoryEstimate = rows.memoryEstimate
     } else if (plan.route !== 'pixels') {
       // 4-6 in one pass of the lean codec: a JPEG or WebP re-encoded at its own size (see planConversion)
@@ -140,8 +146,8 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
   // (with max_bytes the sink never gives up early: the input may be over the target too)
   let pass = await encodeAt(settings, unchanged && options.max_bytes === undefined ? candidateBytes : undefined)
   let quality = settings.quality
-  if (options.max_bytes !== undefined) ({ pass, quality } = await fitInto(options.max_bytes, format, settings, pass, encodeAt))
-  const { output, size, timings } = pass
+  if (options.max_bytes !== undefined) ({ pass, quality } = await fitInto(options.max_bytes, format, settings, pass, encodeAt, options.lossless === true))
+  const { output, size, timings, palette } = pass
   if (pass.colourConverted) unchanged = false
 
   const original = output === undefined || (unchanged && byteLength(output) >= candidateBytes)
@@ -160,6 +166,7 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
     timings,
     effort: settings.effort,
     quality: options.max_bytes !== undefined ? quality : undefined,
+    palette,
     memoryEstimateMiB: Math.round(memoryEstimate),
     vary: options.format === 'auto' || options.response === undefined,
     filename,

@@ -146,6 +146,8 @@ export const MEMORY_MODEL = {
      * the lean memory by 3.5 MiB over the same conversion without colour (docs/benchmarks.md item 25); a P3 one by 0.2.
      */
     colourMiB: 4,
+    /** Lossy PNG's quantiser (wasm/lean/quant.c): the sample (0.25 MiB), its order (0.25), the nearest-colour cache (2) and error rows. */
+    paletteMiB: 3,
     sink: {
       jpeg: { baseMiB: 2, perMP: 3.4 },
       jpegBaseline: { baseMiB: 2, perMP: 0.8 },
@@ -387,7 +389,7 @@ function rowsLeanMiB(plan: ConversionPlan, progressive: number): number {
     : plan.format === 'webp' && plan.lowMemoryWebp ? r.sink.webpLowMemory
     : r.sink[plan.format as 'jpeg' | 'webp' | 'png']
   const answer = mayAnswerWithInput(plan) ? (r.answerPerFileMiB + (plan.format === 'png' ? r.sink.png.perFileMiB : 0)) * fileMiB : 0
-  const colour = header.colour === 'srgb' ? 0 : r.colourMiB
+  const colour = (header.colour === 'srgb' ? 0 : r.colourMiB) + (plan.format === 'png' && !plan.lossless ? r.paletteMiB : 0)
   return r.baseMiB + file + answer + source + turned + resize + colour + sink.baseMiB + sink.perMP * outMP
 }
 

@@ -18,7 +18,7 @@ export const CompressOptionsSchema = z.strictObject({
     .transform((value) => (value === 'jpg' ? 'jpeg' : value))
     .optional()
     .openapi({ description: "Output format; default: the input's (GIF becomes PNG). `auto` picks from Accept: AVIF, WebP, then the input's family, the first that fits the limits." }),
-  quality: z.coerce.number().int().min(1).max(100).optional().openapi({ description: 'Lossy quality 1-100; defaults per format in /api/formats.' }),
+  quality: z.coerce.number().int().min(1).max(100).optional().openapi({ description: 'Lossy quality 1-100; defaults per format in /api/formats. With format=png: the palette\'s target (lossy PNG: the fewest colours that reach it).' }),
   lossless: flag.optional().openapi({ description: 'Lossless encoding (PNG always; WebP and AVIF on request).' }),
   effort: z.coerce.number().int().min(0).max(9).optional().openapi({ type: 'integer', minimum: 0, maximum: 9, description: 'CPU effort 0-9, one scale over every encoder (default 4; AVIF capped by size).' }),
   width: dimension.optional().openapi({ description: 'Target width in pixels; resampled with Lanczos3 (colour weighted by alpha).' }),
@@ -30,6 +30,13 @@ export const CompressOptionsSchema = z.strictObject({
     .regex(/^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a hex colour such as ffffff or #fff')
     .default('#ffffff')
     .openapi({ description: 'Colour behind transparent pixels when the output has no alpha (JPEG) and for `contain` padding.' }),
+  colors: z.coerce
+    .number()
+    .int()
+    .min(2)
+    .max(256)
+    .optional()
+    .openapi({ type: 'integer', minimum: 2, maximum: 256, description: 'PNG only: a palette of at most this many colours (lossy PNG; with `quality`, the fewest that reach it).' }),
   max_bytes: z.coerce
     .number()
     .int()

@@ -25,6 +25,8 @@ export interface Outcome {
   effort: number
   /** The quality max_bytes settled on (undefined without max_bytes). */
   quality?: number | undefined
+  /** Lossy PNG: the palette's size and the quality it reached (still images). */
+  palette?: { colours: number; quality: number } | undefined
   /** The memory model's estimate for this conversion (see src/pipeline/limits.ts). */
   memoryEstimateMiB: number
   vary: boolean
@@ -47,6 +49,7 @@ export const CompressJsonSchema = z
     framesDropped: z.number().int(),
     effort: z.number().int(),
     quality: z.number().int().optional().openapi({ description: 'With `max_bytes`: the quality the answer was encoded at.' }),
+    palette: z.object({ colours: z.number().int(), quality: z.number().int() }).optional().openapi({ description: 'Lossy PNG: the palette\'s size and the quality it reached.' }),
     timings: z.object({ decode: z.number(), transform: z.number(), encode: z.number() }).openapi({ description: 'Milliseconds per step.' }),
     image: z.string().openapi({ description: 'The output image, base64-encoded.' }),
   })
@@ -68,6 +71,8 @@ export const ANSWER_HEADERS = {
   'X-Compression-Ratio': 'Output bytes / input bytes (0.25 = 75% smaller).',
   'X-Effort': 'Effort used, after the per-size caps (AVIF).',
   'X-Quality': 'With `max_bytes`: the quality the answer was encoded at (the highest that fits).',
+  'X-Palette-Colors': 'Lossy PNG: the colours in its palette.',
+  'X-Palette-Quality': 'Lossy PNG: the quality its palette reached (0-100, from the PSNR of a sample: 4 x (dB - 20)).',
   'X-Memory-Estimate': "The memory model's estimate for this conversion, e.g. `42 MiB`.",
   'X-Original-Returned': '`true` when the never-bigger rule answered with the input itself.',
   'X-Frames-Dropped': 'Animation frames not converted (only the first frame is kept).',
@@ -103,6 +108,7 @@ function statsHeaders(o: Outcome): Partial<Record<AnswerHeader, string>> {
     'X-Compression-Ratio': String(ratio(o)),
     'X-Effort': String(o.effort),
     ...(o.quality !== undefined ? { 'X-Quality': String(o.quality) } : {}),
+    ...(o.palette ? { 'X-Palette-Colors': String(o.palette.colours), 'X-Palette-Quality': String(o.palette.quality) } : {}),
     'X-Memory-Estimate': `${o.memoryEstimateMiB} MiB`,
     'Server-Timing': Object.entries(o.timings)
       .map(([name, ms]) => `${name};dur=${ms.toFixed(1)}`)
@@ -136,6 +142,7 @@ export function respond(c: Context, o: Outcome, json: boolean): Response {
         framesDropped: o.framesDropped,
         effort: o.effort,
         ...(o.quality !== undefined ? { quality: o.quality } : {}),
+        ...(o.palette ? { palette: o.palette } : {}),
         timings: o.timings,
         image: toBase64(joined(o.bytes)),
       } satisfies z.input<typeof CompressJsonSchema>,

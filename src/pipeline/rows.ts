@@ -1,4 +1,4 @@
-import type { LeanCodec } from '../../wasm'
+import type { LeanCodec, PaletteResult } from '../../wasm'
 import { avifSettings } from '../codecs/avif'
 import { leanJpegSettings } from '../codecs/jpeg'
 import { pngSettings } from '../codecs/png'
@@ -19,6 +19,8 @@ export interface RowsResult {
   output: Encoded | undefined
   width: number
   height: number
+  /** Lossy PNG: the palette's size and the quality it reached. */
+  palette?: PaletteResult | undefined
   /** The source's colours were converted to sRGB (its profile was not sRGB's): the input is then never the answer. */
   colourConverted: boolean
   /** The memory estimate, raised when a lossy WebP turned out to need its alpha plane. */
@@ -68,16 +70,24 @@ export async function convertRows(
   if (colourConverted) giveUpAt = Number.POSITIVE_INFINITY
   const decode = await clock.lap()
   const { width, height } = lean.rowsSize()
-  // PNG's sink reads the rows twice: what they hold (a palette? grey? alpha?), then the file in that layout.
+  // PNG's sink reads the rows twice: what they hold (a palette? grey? alpha?), then the file in that layout; a lossy
+  // PNG reads them once more before, for its palette, and maps them to it each time after.
+  let palette: PaletteResult | undefined
   if (format === 'png') run(() => {
+    if (settings.palette) {
+      palette = lean.buildPalette(settings.palette.colours, settings.palette.quality)
+      build()
+      lean.remapRows()
+    }
     lean.analysePngRows()
     build()
+    if (settings.palette) lean.remapRows()
   })
   if (format === 'avif') run(() => lean.setAvifMetadata(metadata))
   const output = run(() => encodeRows(lean, format, settings, plan, giveUpAt, (transparent) => {
     memoryEstimate = checkAlphaPlane(plan, settings, transparent, memoryEstimate, limits)
   }))
-  return { output, width, height, colourConverted, memoryEstimate, timings: { decode, transform: 0, encode: await clock.lap() } }
+  return { output, width, height, colourConverted, palette, memoryEstimate, timings: { decode, transform: 0, encode: await clock.lap() } }
 }
 
 function openSource(lean: LeanCodec, bytes: Uint8Array, header: ImageHeader, scale: number): void {

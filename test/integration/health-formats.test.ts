@@ -20,7 +20,7 @@ interface FormatInfo {
 
 const EXPECTED = {
   jpeg: { mime: 'image/jpeg', extensions: ['jpg', 'jpeg'], encode: true, options: ['quality', 'effort'] },
-  png: { mime: 'image/png', extensions: ['png'], encode: true, options: ['effort'] },
+  png: { mime: 'image/png', extensions: ['png'], encode: true, options: ['quality', 'effort'] },
   webp: { mime: 'image/webp', extensions: ['webp'], encode: true, options: ['quality', 'lossless', 'effort'] },
   avif: { mime: 'image/avif', extensions: ['avif'], encode: true, options: ['quality', 'lossless', 'effort'] },
   gif: { mime: 'image/gif', extensions: ['gif'], encode: false, options: [] },
@@ -108,7 +108,7 @@ describe('formats', () => {
   it('lists the request options', async () => {
     const { options } = (await (await get('/api/formats')).json()) as { options: string[] }
     expect([...options].sort()).toEqual(
-      ['background', 'effort', 'enlarge', 'fit', 'format', 'height', 'lossless', 'metadata', 'quality', 'response', 'width'].sort(),
+      ['background', 'colors', 'effort', 'enlarge', 'fit', 'format', 'height', 'lossless', 'max_bytes', 'metadata', 'quality', 'response', 'width'].sort(),
     )
   })
 

@@ -105,9 +105,9 @@ describe('openapi.json', () => {
     const res = await compress(fixture('photo.jpg'), { format: 'webp', width: 64, response: 'json' })
     const body = (await res.json()) as Record<string, unknown>
     expect(schema.required?.sort()).toEqual(Object.keys(body).sort())
-    // The one optional field, there with max_bytes only.
-    expect(Object.keys(schema.properties).filter((key) => !schema.required?.includes(key))).toEqual(['quality'])
-    const fitted = (await (await compress(fixture('photo.jpg'), { format: 'webp', width: 64, response: 'json', max_bytes: 100_000 })).json()) as Record<string, unknown>
+    // The optional fields: quality with max_bytes, palette for a lossy PNG; a lossy PNG fitted to max_bytes has both.
+    expect(Object.keys(schema.properties).filter((key) => !schema.required?.includes(key)).sort()).toEqual(['palette', 'quality'])
+    const fitted = (await (await compress(fixture('photo.jpg'), { format: 'png', quality: 80, width: 64, response: 'json', max_bytes: 100_000, effort: 0 })).json()) as Record<string, unknown>
     expect(Object.keys(fitted).sort()).toEqual(Object.keys(schema.properties).sort())
   })
 

@@ -57,9 +57,10 @@ describe('options', () => {
     expect(body.option).toBe('lossless')
   })
 
-  it('refuses quality for png output with 400 invalid_option', async () => {
-    const body = await expectProblem(await compress(fixture(PHOTO), { format: 'png', quality: 80 }), 'invalid_option', 400)
-    expect(body.option).toBe('quality')
+  it('takes quality for png output as a palette (lossy PNG: test/integration/palette-png.test.ts), not a 400', async () => {
+    const res = await compress(fixture(PHOTO), { format: 'png', quality: 80, effort: 0 })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('x-palette-colors')).not.toBeNull()
   })
 
   it('refuses quality together with lossless with 400 invalid_option', async () => {

@@ -267,6 +267,9 @@ EXPORT(px_to_jpeg) size_t px_to_jpeg(int quality, int progressive, int optimize,
 EXPORT(px_to_webp) int px_to_webp(int lossless) { return webp_sink(take(), lossless); }
 /** PNG in two passes over the same rows: px_png_analyse reads them, then JS builds the pipeline again for px_to_png. */
 EXPORT(px_png_analyse) void px_png_analyse(void) { png_analyse(take()); }
+/** Lossy PNG (quant.c): px_quant_sample reads the rows for a sample, px_quant_build makes the palette, px_remap maps the rows of a pipeline built again to it. */
+EXPORT(px_quant_sample) void px_quant_sample(void) { quant_sample(take()); }
+EXPORT(px_remap) void px_remap(void) { pipe = rows_remap(built()); }
 EXPORT(px_to_png) size_t px_to_png(int level, int strategies) { return png_sink(take(), level, strategies); }
 EXPORT(px_to_avif) size_t px_to_avif(int quality, int speed, int flags) { return avif_sink(take(), quality, speed, flags); }
 

@@ -39,9 +39,11 @@ Rows *rows_crop(Rows *in, int x, int y, int width, int height);
 Rows *rows_resize(Rows *in, int width, int height, int premultiply); /* resample.c */
 Rows *rows_pad(Rows *in, int width, int height, const uint8_t fill[4]);
 Rows *rows_flatten(Rows *in, const uint8_t background[3]);
+Rows *rows_remap(Rows *in); /* quant.c: to the palette quant_build made, dithered */
 
 /* Sinks: they read every row of `in`, then close it. */
-uint8_t *rows_collect(Rows *in);                                              /* whole RGBA image */
+uint8_t *rows_collect(Rows *in);
+void quant_sample(Rows *in);                                                  /* quant.c: the palette's sample (lossy PNG, first pass) */                                              /* whole RGBA image */
 size_t jpeg_sink(Rows *in, int quality, int progressive, int optimize, int mozjpeg); /* lean.c */
 int webp_sink(Rows *in, int lossless);                                       /* lean.c: fills the encoder's picture; returns 1 if transparent */
 void png_analyse(Rows *in);                                                   /* sink_png.c: the first of two passes */
