@@ -2,7 +2,7 @@
  * Palette quantisation for lossy PNG (our own; pngquant's libimagequant is GPL-3): a sample of the rows, at most
  * SAMPLES pixels taken at an even stride, is split by median cut into boxes, and the fewest boxes whose error reaches
  * the target quality become the palette, refined by a few rounds of k-means on the sample. The rows are then mapped
- * to it one at a time with Floyd-Steinberg error diffusion, softened (DITHER of the error is carried) so flat areas
+ * to it one at a time with Floyd-Steinberg error diffusion, softened (DITHER of the error is carried, none under DEAD_ZONE) so flat areas
  * stay flat. Colours are compared premultiplied by alpha; fully transparent pixels share one entry.
  *
  * Memory does not follow the image: the sample (256 KiB), a nearest-colour cache (2 MiB) and two rows of errors.
@@ -20,6 +20,7 @@
 #define SAMPLES 65536
 #define KMEANS_ROUNDS 6
 #define DITHER 0.8f
+#define DEAD_ZONE 3.0f
 
 /* The sample, premultiplied RGBA; fully transparent pixels are counted apart. */
 static uint8_t (*sample)[4];
@@ -261,7 +262,9 @@ static const uint8_t *remap_next(Rows *self) {
     if (c == 0xFFFF) c = r->cache[key] = (uint16_t)nearest_entry(v);
     memcpy(out, pal_out[c], 4);
     for (int k = 0; k < 4; k++) {
-      const float e = (v[k] - pal[c][k]) * DITHER;
+      const float raw = v[k] - pal[c][k];
+      /* Errors under DEAD_ZONE are not carried: flat areas map to one colour instead of a pattern of two. */
+      const float e = fabsf(raw) < DEAD_ZONE ? 0 : raw * DITHER;
       r->error[(x + 2) * 4 + k] += e * 7 / 16;
       r->next_error[x * 4 + k] += e * 3 / 16;
       r->next_error[(x + 1) * 4 + k] += e * 5 / 16;
