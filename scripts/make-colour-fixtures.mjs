@@ -12,6 +12,7 @@ import path from 'node:path'
 import zlib from 'node:zlib'
 import { fileURLToPath } from 'node:url'
 import sharp from 'sharp'
+import { curvGamma, D50_XYZ, descTag, lut8, paraSrgb, profile, textTag, xyzTag } from './lib/icc.mjs'
 
 const OUT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'test', 'fixtures', 'colour')
 fs.mkdirSync(OUT, { recursive: true })
@@ -19,7 +20,6 @@ fs.mkdirSync(OUT, { recursive: true })
 // ------------------------------------------------------------------ colour maths
 
 const D65 = [0.3127, 0.329]
-const D50_XYZ = [0.9642, 1, 0.8249]
 const xyToXYZ = ([x, y]) => [x / y, 1, (1 - x - y) / y]
 const mul = (m, v) => m.map((row) => row[0] * v[0] + row[1] * v[1] + row[2] * v[2])
 const matmul = (a, b) => a.map((row) => [0, 1, 2].map((j) => row[0] * b[0][j] + row[1] * b[1][j] + row[2] * b[2][j]))
@@ -61,39 +61,7 @@ function labToSrgb([L, a, b]) {
   return mul(XYZ_TO_SRGB, mul(adapt(D50_XYZ, xyToXYZ(D65)), xyz)).map((v) => to8(srgbEncode(v)))
 }
 
-// ------------------------------------------------------------------ ICC v2 profiles
-
-const s15 = (v) => { const b = Buffer.alloc(4); b.writeInt32BE(Math.round(v * 65536)); return b }
-const xyzTag = (xyz) => Buffer.concat([Buffer.from('XYZ \0\0\0\0'), ...xyz.map(s15)])
-const curvGamma = (gamma) => { const b = Buffer.alloc(14); b.write('curv'); b.writeUInt32BE(1, 8); b.writeUInt16BE(Math.round(gamma * 256), 12); return b }
-const paraSrgb = () => Buffer.concat([Buffer.from('para\0\0\0\0\0\x03\0\0'), ...[2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045].map(s15)])
-function descTag(text) {
-  const ascii = Buffer.from(`${text}\0`, 'latin1')
-  const head = Buffer.alloc(12); head.write('desc'); head.writeUInt32BE(ascii.length, 8)
-  return Buffer.concat([head, ascii, Buffer.alloc(4 + 4 + 2 + 1 + 67)])
-}
-const textTag = (text) => Buffer.concat([Buffer.from('text\0\0\0\0'), Buffer.from(`${text}\0`, 'latin1')])
-
-function profile(deviceClass, space, pcs, tags) {
-  const entries = Object.entries(tags)
-  let offset = 128 + 4 + 12 * entries.length
-  const table = [Buffer.alloc(4)]
-  table[0].writeUInt32BE(entries.length)
-  const data = []
-  for (const [sig, body] of entries) {
-    const padded = Buffer.concat([body, Buffer.alloc((4 - (body.length % 4)) % 4)])
-    const entry = Buffer.alloc(12)
-    entry.write(sig); entry.writeUInt32BE(offset, 4); entry.writeUInt32BE(body.length, 8)
-    table.push(entry); data.push(padded); offset += padded.length
-  }
-  const header = Buffer.alloc(128)
-  header.writeUInt32BE(offset, 0)
-  header.writeUInt32BE(0x02100000, 8)
-  header.write(deviceClass, 12); header.write(space, 16); header.write(pcs, 20)
-  header.write('acsp', 36)
-  s15(D50_XYZ[0]).copy(header, 68); s15(D50_XYZ[1]).copy(header, 72); s15(D50_XYZ[2]).copy(header, 76)
-  return Buffer.concat([header, ...table, ...data])
-}
+// ------------------------------------------------------------------ ICC v2 profiles (scripts/lib/icc.mjs writes them)
 
 function rgbSpace(name, primaries, curve) {
   const matrix = rgbToXyz(primaries.r, primaries.g, primaries.b)
@@ -116,16 +84,10 @@ const GREY_LINEAR = profile('mntr', 'GRAY', 'XYZ ', {
 /** CMYK whose every ink mix prints the same L*a*b* (60, 40, -30): a profile no viewer's formula would imitate. */
 const CMYK_LAB = [60, 40, -30]
 function constantCmyk() {
-  const head = Buffer.alloc(48)
-  head.write('mft1'); head.writeUInt8(4, 8); head.writeUInt8(3, 9); head.writeUInt8(2, 10)
-  for (const [i, v] of [[0, 1], [4, 1], [8, 1]]) head.writeInt32BE(v * 65536, 12 + i * 4)
-  const identity = Buffer.from(Array.from({ length: 256 }, (_, i) => i))
   const lab8 = [Math.round((CMYK_LAB[0] * 255) / 100), CMYK_LAB[1] + 128, CMYK_LAB[2] + 128]
-  const clut = Buffer.from(Array.from({ length: 16 }, () => lab8).flat())
-  const a2b0 = Buffer.concat([head, identity, identity, identity, identity, clut, identity, identity, identity])
   return profile('prtr', 'CMYK', 'Lab ', {
     desc: descTag('Constant CMYK (imgedge test)'), cprt: textTag('No copyright: made by imgedge scripts/make-colour-fixtures.mjs'),
-    wtpt: xyzTag(D50_XYZ), A2B0: a2b0,
+    wtpt: xyzTag(D50_XYZ), A2B0: lut8(4, 3, 2, Array.from({ length: 16 }, () => lab8).flat()),
   })
 }
 

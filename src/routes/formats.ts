@@ -16,7 +16,7 @@ import { CompressOptionsSchema } from '../pipeline/options'
 const COLOUR = {
   output: 'sRGB, no embedded profile',
   converted: {
-    jpeg: 'ICC profile (APP2); CMYK and YCCK through their profile, else the uncalibrated formula',
+    jpeg: 'ICC profile (APP2); CMYK and YCCK through their profile, else a generic coated-paper CMYK profile',
     png: 'iCCP; else gAMA and cHRM unless an sRGB chunk is present',
     webp: 'ICCP chunk (still images)',
     avif: 'colr ICC profile; else nclx primaries and SDR transfer (PQ and HLG left as they are)',

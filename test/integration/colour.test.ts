@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest'
 import expected from '../fixtures/colour/expected.json'
 import { compress, okBytes } from '../helpers/api'
 import { fixture } from '../helpers/fixtures'
-import { decode, pixel } from '../helpers/image'
+import { decode, pixel, psnr } from '../helpers/image'
+import GENERIC_CMYK from '../../wasm/lean/cmyk_profile.h?raw'
 
 const PATCHES = expected as Record<string, number[][]>
 const contentType = (name: string) => (name.endsWith('.png') ? 'image/png' : name.endsWith('.webp') ? 'image/webp' : 'image/jpeg')
@@ -88,12 +89,17 @@ describe('CMYK JPEGs convert instead of being refused', () => {
     }
   })
 
-  it("without a profile, by the uncalibrated formula: Adobe's inverted CMYK is not shown as a negative", async () => {
-    const res = await compress(fixture('cmyk.jpg'), { format: 'webp', quality: 90 }, { contentType: 'image/jpeg' })
-    expect(res.status).toBe(200)
-    const out = await decode(await okBytes(res))
-    expect([out.format, out.image.width, out.image.height]).toEqual(['webp', 100, 100])
-    const jpeg = await decode(await okBytes(await compress(fixture('cmyk.jpg'), { format: 'jpeg' }, { contentType: 'image/jpeg' })))
-    expect(jpeg.format).toBe('jpeg')
+  it('without a profile, through the generic coated-paper one (wasm/lean/cmyk_profile.h): as if the file carried it', async () => {
+    const bytes = Uint8Array.from(GENERIC_CMYK.match(/0x[0-9a-f]{2}/g)!.map((hex) => Number.parseInt(hex, 16)))
+    const payload = [...new TextEncoder().encode('ICC_PROFILE\0'), 1, 1, ...bytes]
+    const plain = fixture('cmyk.jpg')
+    const tagged = Uint8Array.from([...plain.subarray(0, 2), 0xff, 0xe2, (payload.length + 2) >> 8, (payload.length + 2) & 0xff, ...payload, ...plain.subarray(2)])
+    const png = async (input: Uint8Array) => decode(await okBytes(await compress(input, { format: 'png' }, { contentType: 'image/jpeg' })))
+    const a = await png(plain)
+    const b = await png(tagged)
+    expect([a.image.width, a.image.height]).toEqual([100, 100])
+    expect(psnr(a.image, b.image)).toBe(Number.POSITIVE_INFINITY)
+    const webp = await compress(plain, { format: 'webp', quality: 90 }, { contentType: 'image/jpeg' })
+    expect((await decode(await okBytes(webp))).format).toBe('webp')
   })
 })

@@ -191,8 +191,16 @@ Rows *rows_colour(Rows *in) {
 
 /* ---------------------------------------------------------------- CMYK */
 
+/* A CMYK JPEG without a (usable) CMYK profile: a generic coated-paper one (scripts/make-cmyk-profile.mjs). */
+#include "cmyk_profile.h"
+
 void *colour_cmyk_transform(int inverted) {
   cmsHPROFILE source = icc ? cmsOpenProfileFromMem(icc, (cmsUInt32Number)icc_size) : NULL;
+  if (source && cmsGetColorSpace(source) != cmsSigCmykData) {
+    cmsCloseProfile(source);
+    source = NULL;
+  }
+  if (!source) source = cmsOpenProfileFromMem(CMYK_DEFAULT_PROFILE, sizeof CMYK_DEFAULT_PROFILE);
   if (!source) return NULL;
   cmsHTRANSFORM transform = NULL;
   if (cmsGetColorSpace(source) == cmsSigCmykData) {
@@ -205,9 +213,8 @@ void *colour_cmyk_transform(int inverted) {
 }
 
 /*
- * One row of CMYK to opaque RGBA: through the profile's transform, or without one by the uncalibrated formula
- * (each ink takes away its share of light: R = (1 - C)(1 - K)), which no printing press follows but every viewer
- * without a profile shows.
+ * One row of CMYK to opaque RGBA: through the transform (the file's profile or the generic one), or, should Little
+ * CMS refuse both, by the uncalibrated formula (each ink takes away its share of light: R = (1 - C)(1 - K)).
  */
 void colour_cmyk_to_rgba(void *transform, const uint8_t *cmyk, uint8_t *rgba, int width, int inverted) {
   if (transform) {
