@@ -511,7 +511,7 @@ export class LeanCodec {
    * PNG sink, first pass: reads the rows to learn what the smallest lossless layout is (a palette of up to 256
    * colours, grey, no alpha; sink_png.c), then closes them. The caller builds the same pipeline again for rowsToPng.
    */
-  analysePngRows(): void {
+  private analysePngRows(): void {
     this.exports.px_png_analyse()
   }
 
@@ -547,30 +547,40 @@ export class LeanCodec {
    * the palette: the fewest median-cut colours (up to `maxColours`) whose quality reaches `target` (0-100), refined by
    * k-means. Returns its size and the quality reached. Build the pipeline again and remapRows() before each PNG pass.
    */
-  buildPalette(maxColours: number, target: number): { colours: number; quality: number } {
+  private buildPalette(maxColours: number, target: number): PaletteResult {
     this.exports.px_quant_sample()
     return { colours: this.exports.px_quant_build(maxColours, target), quality: this.exports.px_quant_quality() }
   }
 
   /** Transform: the rows mapped to the palette buildPalette made, with softened Floyd-Steinberg dithering. */
-  remapRows(): void {
+  private remapRows(): void {
     this.exports.px_remap()
+  }
+
+  /**
+   * The PNG sink's passes before rowsToPng, over a pipeline that `build` makes afresh (it is built once already): for
+   * `palette`, the palette from a first read (buildPalette), then the layout analysed (analysePngRows), the rows mapped
+   * to the palette each time. Leaves the pipeline built for rowsToPng; returns the palette made.
+   */
+  preparePng(build: () => void, palette?: PaletteSettings): PaletteResult | undefined {
+    let made: PaletteResult | undefined
+    if (palette) {
+      made = this.buildPalette(palette.colours, palette.quality)
+      build()
+      this.remapRows()
+    }
+    this.analysePngRows()
+    build()
+    if (palette) this.remapRows()
+    return made
   }
 
   /** Encode RGBA pixels as PNG, as rowsToPng does rows (every pass reads the pixels in place); a palette as rows do. */
   encodePng(image: ImageData, settings: LeanPngSettings, palette?: PaletteSettings): { parts: Uint8Array[]; palette?: PaletteResult } {
     const ptr = this.pixelsIn(image)
     const source = () => this.exports.px_pixels(ptr, image.width, image.height, 1)
-    let made: PaletteResult | undefined
-    if (palette) {
-      source()
-      made = this.buildPalette(palette.colours, palette.quality)
-    }
     source()
-    if (palette) this.remapRows()
-    this.analysePngRows()
-    source()
-    if (palette) this.remapRows()
+    const made = this.preparePng(source, palette)
     const parts = this.rowsToPng(settings)!
     this.exports.lean_free(ptr)
     return { parts, ...(made ? { palette: made } : {}) }

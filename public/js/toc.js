@@ -50,8 +50,10 @@ export function followSections() {
     const inner = current(tocLinks, header + 24)
     for (const a of [...headerLinks, ...tocLinks]) {
       const id = a.getAttribute('href').slice(1)
-      if (id === inner?.id || (a.closest('header') && id === section?.id)) a.setAttribute('aria-current', 'location')
-      else if (id === section?.id) a.setAttribute('aria-current', 'true')
+      const value = id === inner?.id || (a.closest('header') && id === section?.id) ? 'location' : id === section?.id ? 'true' : null
+      // Only what changes is written: a scroll usually moves no mark.
+      if (a.getAttribute('aria-current') === value) continue
+      if (value) a.setAttribute('aria-current', value)
       else a.removeAttribute('aria-current')
     }
     // Keep the marked link visible in a panel taller than the window, scrolling the panel only (not the page).
@@ -61,7 +63,17 @@ export function followSections() {
       toc.scrollTop = marked.offsetTop - toc.clientHeight / 3
     }
   }
-  addEventListener('scroll', mark, { passive: true })
-  addEventListener('resize', mark)
+  // At most once a frame, however many scroll events arrive.
+  let queued = false
+  const schedule = () => {
+    if (queued) return
+    queued = true
+    requestAnimationFrame(() => {
+      queued = false
+      mark()
+    })
+  }
+  addEventListener('scroll', schedule, { passive: true })
+  addEventListener('resize', schedule)
   mark()
 }

@@ -1,9 +1,7 @@
-import { leanResidentMiB, releaseLeanMemory } from '../../wasm'
-import type { OutputFormat } from '../codecs/registry'
+import { leanResidentMiB, type PaletteResult, releaseLeanMemory } from '../../wasm'
+import { CODECS, type OutputFormat } from '../codecs/registry'
 import type { EncodeSettings } from '../codecs/types'
-import type { PaletteResult } from '../../wasm'
 import { ApiError } from '../errors'
-import { CODECS } from '../codecs/registry'
 import type { Limits } from '../env'
 import { takeBodyBuffer } from '../lib/body-buffer'
 import { Stopwatch } from '../lib/stopwatch'
@@ -42,16 +40,17 @@ async function fitInto(
   const fits = (pass: Pass) => pass.output !== undefined && byteLength(pass.output) <= maxBytes
   if (fits(first)) return { pass: first, quality: settings.quality }
   const unreachable = (why: string) => new ApiError('max_bytes_unreachable', `The ${format} answer cannot be made ${maxBytes} bytes or smaller: ${why}.`, { limit: maxBytes })
-  // A PNG is fitted by its palette (lossy PNG): the palette's target quality is lowered, from 100 when it was lossless.
-  const palette = format === 'png' && !explicitLossless
-  if (palette) settings = { ...settings, lossless: false, quality: settings.palette?.quality ?? 101, palette: { colours: settings.palette?.colours ?? 256, quality: 100 } }
-  else if (!CODECS[format].lossy || settings.lossless) throw unreachable(`it is lossless and ${byteLength(first.output ?? [])} bytes`)
+  // A PNG is fitted by its palette (lossy PNG): targets below the one given, or from 100 down after a lossless first try.
+  const palette = format === 'png' && !explicitLossless ? { colours: settings.palette?.colours ?? 256, highest: settings.palette ? settings.palette.quality - 1 : 100 } : undefined
+  if (!palette && (!CODECS[format].lossy || settings.lossless)) throw unreachable(`it is lossless and ${byteLength(first.output ?? [])} bytes`)
+  const at = (quality: number): EncodeSettings =>
+    palette ? { ...settings, lossless: false, quality, palette: { colours: palette.colours, quality } } : { ...settings, quality }
   const timings = { ...first.timings }
   let best: { pass: Pass; quality: number } | undefined
   let smallest = byteLength(first.output ?? [])
-  for (let low = 1, high = settings.quality - 1; low <= high; ) {
+  for (let low = 1, high = palette ? palette.highest : settings.quality - 1; low <= high; ) {
     const quality = (low + high) >> 1
-    const pass = await encodeAt({ ...settings, quality, ...(palette ? { palette: { colours: settings.palette!.colours, quality } } : {}) }, undefined)
+    const pass = await encodeAt(at(quality), undefined)
     for (const step of ['decode', 'transform', 'encode'] as const) timings[step] += pass.timings[step]
     smallest = Math.min(smallest, byteLength(pass.output ?? []))
     if (fits(pass)) {
@@ -153,8 +152,8 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
   const original = output === undefined || (unchanged && byteLength(output) >= candidateBytes)
   // The body is a view of the isolate's body buffer, which the next conversion would reuse: the answer (the input, or
   // views of it without its metadata) takes the buffer.
-  if (output === undefined || original) takeBodyBuffer(bytes)
-  const answer = output === undefined || original ? candidate : output
+  if (original) takeBodyBuffer(bytes)
+  const answer = original || output === undefined ? candidate : output
 
   return {
     bytes: answer,

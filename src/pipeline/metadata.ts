@@ -9,20 +9,31 @@ import type { OutputFormat } from '../codecs/registry'
 import { readJpegMetadata, stripJpegMetadata, writeJpegMetadata } from '../formats/jpeg/metadata'
 import { readPngMetadata, stripPngMetadata, writePngMetadata } from '../formats/png/metadata'
 import { exifForOutput } from '../formats/shared/exif'
-import { concat, hasMetadata, type Metadata, profileSpace } from '../formats/shared/metadata'
+import { hasMetadata, type Metadata, profileSpace } from '../formats/shared/metadata'
 import { readWebpMetadata, stripWebpMetadata, writeWebpMetadata } from '../formats/webp/metadata'
+import { joinParts } from '../lib/bytes'
 import type { Encoded } from './respond'
 import type { ImageHeader } from './sniff'
 
 export type { Metadata } from '../formats/shared/metadata'
 export type MetadataMode = 'none' | 'copyright' | 'keep'
 
-async function readMetadata(bytes: Uint8Array, header: ImageHeader): Promise<Metadata> {
-  if (header.format === 'jpeg') return readJpegMetadata(bytes)
-  if (header.format === 'png') return readPngMetadata(bytes)
-  if (header.format === 'webp' && header.frames === 1) return readWebpMetadata(bytes)
-  return {}
+/** Where each format keeps its metadata: read from an input, stripped from one, written into an answer. */
+interface MetadataFormat {
+  read(bytes: Uint8Array): Metadata | Promise<Metadata>
+  strip(bytes: Uint8Array): Uint8Array[]
+  write(bytes: Uint8Array, metadata: Metadata): Uint8Array | Promise<Uint8Array>
 }
+
+const FORMATS: Partial<Record<OutputFormat, MetadataFormat>> = {
+  jpeg: { read: readJpegMetadata, strip: stripJpegMetadata, write: writeJpegMetadata },
+  png: { read: readPngMetadata, strip: stripPngMetadata, write: writePngMetadata },
+  webp: { read: readWebpMetadata, strip: stripWebpMetadata, write: writeWebpMetadata },
+}
+
+/** The input's: none for AVIF and GIF (not read) or an animated WebP (its chunks are frames'). */
+const inputFormat = ({ format, frames }: ImageHeader): MetadataFormat | undefined =>
+  format === 'webp' && frames > 1 ? undefined : FORMATS[format as OutputFormat]
 
 /** XMP's own orientation, set to 1 as EXIF's is (attribute or element form). */
 function xmpUpright(xmp: Uint8Array): Uint8Array {
@@ -40,7 +51,7 @@ function xmpUpright(xmp: Uint8Array): Uint8Array {
  */
 export async function metadataFor(bytes: Uint8Array, header: ImageHeader, mode: MetadataMode): Promise<Metadata> {
   if (mode === 'none') return {}
-  const found = await readMetadata(bytes, header)
+  const found = (await inputFormat(header)?.read(bytes)) ?? {}
   if (mode === 'copyright') return { exif: found.exif && exifForOutput(found.exif, 'copyright') }
   return {
     exif: found.exif && exifForOutput(found.exif, 'keep'),
@@ -51,11 +62,9 @@ export async function metadataFor(bytes: Uint8Array, header: ImageHeader, mode: 
 
 /** The encoded answer with `metadata` written in (AVIF's is written by its encoder; see setAvifMetadata). */
 export async function withMetadata(output: Encoded, format: OutputFormat, metadata: Metadata): Promise<Encoded> {
-  if (!hasMetadata(metadata) || format === 'avif') return output
-  const bytes = Array.isArray(output) ? concat(output) : output
-  if (format === 'jpeg') return writeJpegMetadata(bytes, metadata)
-  if (format === 'png') return writePngMetadata(bytes, metadata)
-  return writeWebpMetadata(bytes, metadata)
+  const writer = FORMATS[format]
+  if (!hasMetadata(metadata) || !writer) return output
+  return writer.write(Array.isArray(output) ? joinParts(output) : output, metadata)
 }
 
 /**
@@ -65,10 +74,6 @@ export async function withMetadata(output: Encoded, format: OutputFormat, metada
  */
 export async function inputAsAnswer(bytes: Uint8Array, header: ImageHeader, mode: MetadataMode, metadata: Metadata): Promise<Encoded> {
   if (mode === 'keep') return bytes
-  const stripped =
-    header.format === 'jpeg' ? stripJpegMetadata(bytes)
-    : header.format === 'png' ? stripPngMetadata(bytes)
-    : header.format === 'webp' && header.frames === 1 ? stripWebpMetadata(bytes)
-    : [bytes]
+  const stripped = inputFormat(header)?.strip(bytes) ?? [bytes]
   return hasMetadata(metadata) ? withMetadata(stripped, header.format as OutputFormat, metadata) : stripped.length === 1 ? stripped[0]! : stripped
 }

@@ -73,16 +73,7 @@ export async function convertRows(
   // PNG's sink reads the rows twice: what they hold (a palette? grey? alpha?), then the file in that layout; a lossy
   // PNG reads them once more before, for its palette, and maps them to it each time after.
   let palette: PaletteResult | undefined
-  if (format === 'png') run(() => {
-    if (settings.palette) {
-      palette = lean.buildPalette(settings.palette.colours, settings.palette.quality)
-      build()
-      lean.remapRows()
-    }
-    lean.analysePngRows()
-    build()
-    if (settings.palette) lean.remapRows()
-  })
+  if (format === 'png') run(() => (palette = lean.preparePng(build, settings.palette)))
   if (format === 'avif') run(() => lean.setAvifMetadata(metadata))
   const output = run(() => encodeRows(lean, format, settings, plan, giveUpAt, (transparent) => {
     memoryEstimate = checkAlphaPlane(plan, settings, transparent, memoryEstimate, limits)

@@ -1,4 +1,5 @@
 /** Byte-level helpers for building and inspecting test inputs. */
+import { concat } from './hostile'
 
 /** True when a JPEG has an APP1 segment starting "Exif\0\0" (walks the marker segments up to SOS). */
 export function jpegHasExif(bytes: Uint8Array): boolean {
@@ -53,3 +54,12 @@ export function jpegWithBogusHuffmanTable(jpeg: Uint8Array): Uint8Array {
   }
   throw new Error('no DHT segment before the first scan')
 }
+
+/** A JPEG marker segment: 0xFF, `marker`, its length, then the payload's parts. */
+export function jpegSegment(marker: number, ...payload: Uint8Array[]): Uint8Array {
+  const length = payload.reduce((sum, part) => sum + part.length, 0) + 2
+  return concat(Uint8Array.of(0xff, marker, length >> 8, length & 0xff), ...payload)
+}
+
+/** `jpeg` with `segments` (jpegSegment) right after SOI. */
+export const withJpegSegments = (jpeg: Uint8Array, ...segments: Uint8Array[]): Uint8Array => concat(jpeg.subarray(0, 2), ...segments, jpeg.subarray(2))

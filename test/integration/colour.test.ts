@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import expected from '../fixtures/colour/expected.json'
 import { compress, okBytes } from '../helpers/api'
+import { jpegSegment, withJpegSegments } from '../helpers/bytes'
 import { fixture } from '../helpers/fixtures'
 import { decode, pixel, psnr } from '../helpers/image'
 import GENERIC_CMYK from '../../wasm/lean/cmyk_profile.h?raw'
@@ -91,9 +92,8 @@ describe('CMYK JPEGs convert instead of being refused', () => {
 
   it('without a profile, through the generic coated-paper one (wasm/lean/cmyk_profile.h): as if the file carried it', async () => {
     const bytes = Uint8Array.from(GENERIC_CMYK.match(/0x[0-9a-f]{2}/g)!.map((hex) => Number.parseInt(hex, 16)))
-    const payload = [...new TextEncoder().encode('ICC_PROFILE\0'), 1, 1, ...bytes]
     const plain = fixture('cmyk.jpg')
-    const tagged = Uint8Array.from([...plain.subarray(0, 2), 0xff, 0xe2, (payload.length + 2) >> 8, (payload.length + 2) & 0xff, ...payload, ...plain.subarray(2)])
+    const tagged = withJpegSegments(plain, jpegSegment(0xe2, new TextEncoder().encode('ICC_PROFILE\0'), Uint8Array.of(1, 1), bytes))
     const png = async (input: Uint8Array) => decode(await okBytes(await compress(input, { format: 'png' }, { contentType: 'image/jpeg' })))
     const a = await png(plain)
     const b = await png(tagged)

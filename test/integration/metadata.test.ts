@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import expected from '../fixtures/colour/expected.json'
 import { compress, okBytes } from '../helpers/api'
+import { jpegSegment, withJpegSegments } from '../helpers/bytes'
 import { fixture } from '../helpers/fixtures'
 import { decode, pixel } from '../helpers/image'
 import { readHeader } from '../../src/pipeline/sniff'
@@ -56,24 +57,13 @@ function exif(orientation: number): Uint8Array {
   return out
 }
 
-const segment = (marker: number, ...parts: Uint8Array[]) => {
-  const length = parts.reduce((sum, p) => sum + p.length, 0) + 2
-  return [Uint8Array.of(0xff, marker, length >> 8, length & 0xff), ...parts]
-}
-const join = (parts: Uint8Array[]) => {
-  const out = new Uint8Array(parts.reduce((sum, p) => sum + p.length, 0))
-  let at = 0
-  for (const p of parts) (out.set(p, at), (at += p.length))
-  return out
-}
-
 /** `jpeg` with EXIF, XMP and the P3 profile of colour/p3.jpg after SOI. */
 function tagged(jpeg: Uint8Array, orientation = 1): Uint8Array {
   const p3 = fixture('colour/p3.jpg')
   const iccLength = (p3[4]! << 8) | p3[5]!
   const icc = p3.subarray(2, 4 + iccLength)
   const xmp = text(`<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:Description tiff:Orientation="${orientation}" dc:source="${XMP_MARK}"/></x:xmpmeta>`)
-  return join([jpeg.subarray(0, 2), ...segment(0xe1, text('Exif\0\0'), exif(orientation)), ...segment(0xe1, text('http://ns.adobe.com/xap/1.0/\0'), xmp), icc, jpeg.subarray(2)])
+  return withJpegSegments(jpeg, jpegSegment(0xe1, text('Exif\0\0'), exif(orientation)), jpegSegment(0xe1, text('http://ns.adobe.com/xap/1.0/\0'), xmp), icc)
 }
 
 const photo = () => tagged(fixture('photo.jpg'))
@@ -93,7 +83,7 @@ describe('metadata=none (default): nothing but pixels', () => {
     const res = await compress(input, { format: 'jpeg', quality: 100, effort: 0 }, { contentType: 'image/jpeg' })
     // The P3 profile makes this a colour conversion, so the input cannot be the answer: send one without it.
     expect(res.headers.get('x-original-returned')).not.toBe('true')
-    const plain = join([fixture('photo.jpg').subarray(0, 2), ...segment(0xe1, text('Exif\0\0'), exif(1)), fixture('photo.jpg').subarray(2)])
+    const plain = withJpegSegments(fixture('photo.jpg'), jpegSegment(0xe1, text('Exif\0\0'), exif(1)))
     const again = await compress(plain, { format: 'jpeg', quality: 100, effort: 0 }, { contentType: 'image/jpeg' })
     const body = await okBytes(again)
     expect(again.headers.get('x-original-returned')).toBe('true')

@@ -99,7 +99,7 @@ static int near(const double *a, const double *b, int n, double tolerance) {
 }
 
 /* The source's profile: the ICC one, else one made from gAMA/cHRM or nclx; NULL when that is sRGB or unknown. */
-void *colour_profile(void) {
+static cmsHPROFILE colour_profile(void) {
   if (icc) return cmsOpenProfileFromMem(icc, (cmsUInt32Number)icc_size);
   if (cicp_primaries || cicp_transfer) {
     const double *xy = cicp_xy(cicp_primaries);

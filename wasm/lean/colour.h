@@ -20,8 +20,6 @@ void colour_set_chromaticities(const double xy[8]);
 /* AVIF nclx: colour primaries and transfer characteristics as ITU-T H.273 numbers. */
 void colour_set_cicp(int primaries, int transfer);
 
-/* The profile the source's colours are in (NULL: sRGB or unknown), for a source that converts itself (CMYK). */
-void *colour_profile(void);
 /* A transform from the source's CMYK (inverted: Adobe's convention) to RGBA, NULL when the source has no usable CMYK profile. */
 void *colour_cmyk_transform(int inverted);
 void colour_cmyk_to_rgba(void *transform, const uint8_t *cmyk, uint8_t *rgba, int width, int inverted);

@@ -24,7 +24,7 @@ const SOS = 0xda
 const APP1 = 0xe1
 const APP2 = 0xe2
 /** An APP2 segment holding (a piece of) an ICC profile starts with this. */
-const ICC_PREFIX = [...'ICC_PROFILE'].map((c) => c.charCodeAt(0)).concat(0)
+export const ICC_PREFIX = [...'ICC_PROFILE'].map((c) => c.charCodeAt(0)).concat(0)
 const TEM = 0x01
 /**
  * Real files have a few dozen markers outside entropy-coded data; a body made of millions of tiny

@@ -3,11 +3,15 @@
  * order), read from the segments before the first scan; stripped (APP1, APP2, APP13 and comments go, JFIF's APP0 and
  * Adobe's APP14 stay); written after SOI and JFIF.
  */
-import { ascii, concat, type Metadata, startsWith } from '../shared/metadata'
+import { joinParts } from '../../lib/bytes'
+import { EXIF_PREFIX } from '../shared/exif'
+import { ascii, type Metadata } from '../shared/metadata'
+import { Reader } from '../shared/reader'
+import { ICC_PREFIX } from './header'
 
-const EXIF = ascii('Exif\0\0')
+const EXIF = Uint8Array.from(EXIF_PREFIX)
 const XMP = ascii('http://ns.adobe.com/xap/1.0/\0')
-const ICC = ascii('ICC_PROFILE\0')
+const ICC = Uint8Array.from(ICC_PREFIX)
 const APP0 = 0xe0
 const APP1 = 0xe1
 const APP2 = 0xe2
@@ -54,14 +58,15 @@ function segments(bytes: Uint8Array): Segment[] {
 export function readJpegMetadata(bytes: Uint8Array): Metadata {
   const found: Metadata = {}
   const pieces: Array<{ index: number; data: Uint8Array }> = []
+  const r = new Reader(bytes)
   for (const { marker, payload, end } of segments(bytes)) {
-    if (marker === APP1 && !found.exif && startsWith(bytes, payload, EXIF)) found.exif = bytes.slice(payload + EXIF.length, end)
-    else if (marker === APP1 && !found.xmp && startsWith(bytes, payload, XMP)) found.xmp = bytes.slice(payload + XMP.length, end)
-    else if (marker === APP2 && startsWith(bytes, payload, ICC) && end >= payload + ICC.length + 2) {
+    if (marker === APP1 && !found.exif && r.matches(payload, EXIF)) found.exif = bytes.slice(payload + EXIF.length, end)
+    else if (marker === APP1 && !found.xmp && r.matches(payload, XMP)) found.xmp = bytes.slice(payload + XMP.length, end)
+    else if (marker === APP2 && r.matches(payload, ICC) && end >= payload + ICC.length + 2) {
       pieces.push({ index: bytes[payload + ICC.length]!, data: bytes.subarray(payload + ICC.length + 2, end) })
     }
   }
-  if (pieces.length) found.icc = concat(pieces.sort((a, b) => a.index - b.index).map((piece) => piece.data))
+  if (pieces.length) found.icc = joinParts(pieces.sort((a, b) => a.index - b.index).map((piece) => piece.data))
   return found
 }
 
@@ -86,7 +91,7 @@ export function stripJpegMetadata(bytes: Uint8Array): Uint8Array[] {
 
 function segment(marker: number, ...payload: Uint8Array[]): Uint8Array {
   const length = payload.reduce((sum, part) => sum + part.length, 0) + 2
-  return concat([Uint8Array.of(0xff, marker, length >> 8, length & 0xff), ...payload])
+  return joinParts([Uint8Array.of(0xff, marker, length >> 8, length & 0xff), ...payload])
 }
 
 /** `jpeg` (as the encoder wrote it: no metadata) with `metadata` in segments after SOI and JFIF's APP0. */
@@ -104,5 +109,5 @@ export function writeJpegMetadata(jpeg: Uint8Array, { exif, xmp, icc }: Metadata
   if (!added.length) return jpeg
   const first = segments(jpeg)[0]
   const after = first?.marker === APP0 ? first.end : 2
-  return concat([jpeg.subarray(0, after), ...added, jpeg.subarray(after)])
+  return joinParts([jpeg.subarray(0, after), ...added, jpeg.subarray(after)])
 }

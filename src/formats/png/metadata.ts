@@ -2,8 +2,10 @@
  * PNG metadata: the ICC profile in iCCP (zlib-compressed), EXIF in eXIf, XMP in an iTXt chunk keyed
  * "XML:com.adobe.xmp"; stripped (those and tEXt, zTXt, tIME go); written after IHDR.
  */
+import { joinParts } from '../../lib/bytes'
+import { ascii, deflate, inflate, type Metadata } from '../shared/metadata'
+import { Reader } from '../shared/reader'
 import { crc32 } from './header'
-import { ascii, concat, deflate, inflate, type Metadata, startsWith } from '../shared/metadata'
 
 const XMP_KEY = ascii('XML:com.adobe.xmp\0')
 const STRIPPED = new Set(['iCCP', 'eXIf', 'tEXt', 'zTXt', 'iTXt', 'tIME'])
@@ -36,7 +38,7 @@ export async function readPngMetadata(bytes: Uint8Array): Promise<Metadata> {
   for (const { type, data, end } of chunks(bytes)) {
     const body = bytes.subarray(data, end - 4)
     if (type === 'eXIf' && !found.exif) found.exif = body.slice()
-    else if (type === 'iTXt' && !found.xmp && startsWith(body, 0, XMP_KEY) && body[XMP_KEY.length] === 0) {
+    else if (type === 'iTXt' && !found.xmp && new Reader(body).matches(0, XMP_KEY) && body[XMP_KEY.length] === 0) {
       // keyword, compression flag 0, method, language tag and translated keyword (each ending in 0), then the text
       let at = XMP_KEY.length + 2
       for (let zeros = 0; at < body.length && zeros < 2; at++) if (body[at] === 0) zeros++
@@ -59,7 +61,7 @@ export function stripPngMetadata(bytes: Uint8Array): Uint8Array[] {
 }
 
 function chunk(type: string, ...data: Uint8Array[]): Uint8Array {
-  const body = concat([ascii(type), ...data])
+  const body = joinParts([ascii(type), ...data])
   const out = new Uint8Array(body.length + 8)
   const view = new DataView(out.buffer)
   view.setUint32(0, body.length - 4)
@@ -75,5 +77,5 @@ export async function writePngMetadata(png: Uint8Array, { exif, xmp, icc }: Meta
   if (exif) added.push(chunk('eXIf', exif))
   if (xmp) added.push(chunk('iTXt', XMP_KEY, Uint8Array.of(0, 0, 0, 0), xmp))
   if (!added.length) return png
-  return concat([png.subarray(0, 33), ...added, png.subarray(33)])
+  return joinParts([png.subarray(0, 33), ...added, png.subarray(33)])
 }

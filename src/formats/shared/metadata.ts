@@ -13,17 +13,7 @@ export interface Metadata {
 
 export const hasMetadata = (m: Metadata): boolean => Boolean(m.exif || m.xmp || m.icc)
 
-/** One array of the parts, in order. */
-export const concat = joinParts
-
 export const ascii = (text: string): Uint8Array => Uint8Array.from(text, (c) => c.charCodeAt(0))
-
-/** Whether `bytes` at `at` hold `prefix`. */
-export function startsWith(bytes: Uint8Array, at: number, prefix: Uint8Array): boolean {
-  if (at + prefix.length > bytes.length) return false
-  for (let i = 0; i < prefix.length; i++) if (bytes[at + i] !== prefix[i]) return false
-  return true
-}
 
 /** An ICC profile larger than this is not kept (real ones are 0.5-600 KB; a zlib bomb would be more). */
 export const MAX_PROFILE_BYTES = 4 * 1024 * 1024
@@ -36,7 +26,7 @@ export async function inflate(bytes: Uint8Array, limit = MAX_PROFILE_BYTES): Pro
     let size = 0
     for (;;) {
       const { done, value } = await reader.read()
-      if (done) return concat(parts)
+      if (done) return joinParts(parts)
       size += value.length
       if (size > limit) {
         await reader.cancel()

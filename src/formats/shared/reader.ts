@@ -53,7 +53,7 @@ export class Reader {
   }
 
   /** True when the bytes at `offset` are exactly `expected` (no throw on short input). */
-  matches(offset: number, expected: readonly number[]): boolean {
+  matches(offset: number, expected: ArrayLike<number>): boolean {
     if (!this.has(offset, expected.length)) return false
     for (let i = 0; i < expected.length; i++) {
       if (this.view.getUint8(offset + i) !== expected[i]) return false

@@ -4,7 +4,8 @@
  * (ICCP before the image, EXIF and XMP after it, as the container specification orders them).
  */
 import { stripExifPrefix } from '../shared/exif'
-import { ascii, concat, type Metadata } from '../shared/metadata'
+import { joinParts } from '../../lib/bytes'
+import { ascii, type Metadata } from '../shared/metadata'
 import { Reader } from '../shared/reader'
 import { webpHeader } from './header'
 
@@ -17,6 +18,8 @@ const METADATA = new Set(['ICCP', 'EXIF', 'XMP '])
 interface Chunk {
   type: string
   at: number
+  /** The payload (without the padding byte). */
+  body: Uint8Array
   end: number
 }
 
@@ -26,33 +29,31 @@ function chunks(bytes: Uint8Array): Chunk[] {
   for (let at = 12; at + 8 <= bytes.length && list.length < 65536; ) {
     const size = view.getUint32(at + 4, true)
     const end = Math.min(bytes.length, at + 8 + size + (size & 1))
-    list.push({ type: String.fromCharCode(...bytes.subarray(at, at + 4)), at, end })
+    list.push({ type: String.fromCharCode(...bytes.subarray(at, at + 4)), at, body: bytes.subarray(at + 8, Math.min(end, at + 8 + size)), end })
     at = end
   }
   return list
 }
 
-const body = (bytes: Uint8Array, { at }: Chunk) => bytes.subarray(at + 8, at + 8 + new DataView(bytes.buffer, bytes.byteOffset + at + 4, 4).getUint32(0, true))
-
 /** @example const { exif } = readWebpMetadata(bytes) */
 export function readWebpMetadata(bytes: Uint8Array): Metadata {
   const found: Metadata = {}
   for (const chunk of chunks(bytes)) {
-    if (chunk.type === 'ICCP') found.icc ??= body(bytes, chunk).slice()
-    else if (chunk.type === 'EXIF') found.exif ??= stripExifPrefix(body(bytes, chunk)).slice()
-    else if (chunk.type === 'XMP ') found.xmp ??= body(bytes, chunk).slice()
+    if (chunk.type === 'ICCP') found.icc ??= chunk.body.slice()
+    else if (chunk.type === 'EXIF') found.exif ??= stripExifPrefix(chunk.body).slice()
+    else if (chunk.type === 'XMP ') found.xmp ??= chunk.body.slice()
   }
   return found
 }
 
 /** The RIFF header for `parts` (12 bytes), then the parts: views, not a copy. */
 function riffParts(parts: readonly Uint8Array[]): Uint8Array[] {
-  const head = concat([ascii('RIFF'), new Uint8Array(4), ascii('WEBP')])
+  const head = joinParts([ascii('RIFF'), new Uint8Array(4), ascii('WEBP')])
   new DataView(head.buffer).setUint32(4, parts.reduce((sum, part) => sum + part.length, 4), true)
   return [head, ...parts]
 }
 
-const riff = (parts: readonly Uint8Array[]): Uint8Array => concat(riffParts(parts))
+const riff = (parts: readonly Uint8Array[]): Uint8Array => joinParts(riffParts(parts))
 
 function chunk(type: string, data: Uint8Array): Uint8Array {
   const out = new Uint8Array(8 + data.length + (data.length & 1))
