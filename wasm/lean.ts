@@ -72,6 +72,10 @@ interface LeanExports {
   px_remap(): void
   px_to_png(level: number, strategies: number): number
   px_to_avif(quality: number, speed: number, flags: number): number
+  px_mosaic(tile: number, count: number): number
+  sc_mosaic_width(): number
+  sc_mosaic_height(): number
+  sc_score(reference: number, distorted: number, width: number, height: number, alpha: number): number
   ae_whole(maxPixels: number): void
   ae_start(width: number, height: number, quality: number, speed: number, flags: number): void
   ae_metadata(kind: number, ptr: number, len: number): void
@@ -623,6 +627,44 @@ export class LeanCodec {
     // Lossy images up to AVIF_WHOLE_PIXELS are one AV1 frame, not a grid (no seams to pay for, 4:2:0 at any size).
     this.exports.ae_whole(lossless ? 0 : AVIF_WHOLE_PIXELS)
     return { quality: lossless ? 100 : quality, speed, flags: (alpha ? AVIF_ALPHA : 0) | (lossless ? AVIF_LOSSLESS : AVIF_SHARP_YUV) }
+  }
+
+  /**
+   * Sink for quality=auto (score.c): what the score is computed on, as RGBA outside the instance: the rows themselves when
+   * neither side is over `tile` x `count`, else a mosaic of up to `count` x `count` tiles of `tile` px at even steps.
+   */
+  rowsToSample(tile: number, count: number): ImageData {
+    const ptr = this.exports.px_mosaic(tile, count)
+    const width = this.exports.sc_mosaic_width()
+    const height = this.exports.sc_mosaic_height()
+    const data = new Uint8ClampedArray(this.memory.buffer, ptr, width * height * 4).slice()
+    this.exports.lean_free(ptr)
+    return new ImageData(data, width, height)
+  }
+
+  /** quality=auto's sample of whole RGBA pixels, as rowsToSample makes it of rows; the pixels are left as they are. */
+  sampleOf(image: ImageData, tile: number, count: number): ImageData {
+    const own = this.views.get(image.data)
+    const ptr = own ?? this.copyIn(image.data)
+    this.exports.px_pixels(ptr, image.width, image.height, 1)
+    const sample = this.rowsToSample(tile, count)
+    if (own === undefined) this.exports.lean_free(ptr)
+    return sample
+  }
+
+  /**
+   * SSIMULACRA 2 of `distorted` against `reference` (the same size; score.c), 0-100: 90 is visually lossless, 70 high
+   * quality, 50 medium. `distorted` is taken over when it is a view of this instance. With `alpha`, the lower of the
+   * scores over a dark and a light background.
+   */
+  score(reference: ImageData, distorted: ImageData, alpha: boolean): number {
+    if (reference.width !== distorted.width || reference.height !== distorted.height) throw new LeanFailure('images of different sizes')
+    const b = this.pixelsIn(distorted)
+    const a = this.copyIn(reference.data)
+    const score = this.exports.sc_score(a, b, reference.width, reference.height, alpha ? 1 : 0)
+    this.exports.lean_free(a)
+    this.exports.lean_free(b)
+    return score
   }
 
   /** Sink: the whole image as RGBA, a view of the instance's memory (for the encoders outside the lean codec). */

@@ -125,8 +125,10 @@ export interface components {
             original: boolean;
             framesDropped: number;
             effort: number;
-            /** @description With `max_bytes`: the quality the answer was encoded at. */
+            /** @description With `quality=auto` or `max_bytes`: the quality the answer was encoded at. */
             quality?: number;
+            /** @description With `quality=auto`: the SSIMULACRA 2 score (0-100) of the answer's sample at that quality. */
+            score?: number;
             /** @description Lossy PNG: the palette's size and the quality it reached. */
             palette?: {
                 colours: number;
@@ -303,8 +305,10 @@ export interface operations {
             query?: {
                 /** @description Output format; default: the input's (GIF becomes PNG). `auto` picks from Accept: AVIF, WebP, then the input's family, the first that fits the limits. */
                 format?: "jpeg" | "png" | "webp" | "avif" | "jpg" | "auto";
-                /** @description Lossy quality 1-100; defaults per format in /api/formats. With format=png: the palette's target (lossy PNG: the fewest colours that reach it). */
-                quality?: number;
+                /** @description Lossy quality 1-100; defaults per format in /api/formats. With format=png: the palette's target (lossy PNG: the fewest colours that reach it). `auto`: the lowest quality whose output reaches a perceptual `target` (SSIMULACRA 2), searched per image on a sample of it (up to 6 trial encodes); `X-Quality` and `X-Score` say what was chosen. */
+                quality?: "auto" | number;
+                /** @description With quality=auto: the SSIMULACRA 2 score to reach (90 visually lossless, 80 very high, 70 high, 50 medium quality). Default per format in /api/formats (`autoQuality.target`), calibrated so photos cost on average the bytes of the default quality. */
+                target?: number;
                 /** @description Lossless encoding (PNG always; WebP and AVIF on request). */
                 lossless?: "0" | "1" | "true" | "false";
                 /** @description CPU effort 0-9, one scale over every encoder (default 4; AVIF capped by size). */
@@ -368,11 +372,13 @@ export interface operations {
                     "X-Compression-Ratio"?: string;
                     /** @description Effort used, after the per-size caps (AVIF). */
                     "X-Effort"?: string;
-                    /** @description With `max_bytes`: the quality the answer was encoded at (the highest that fits). */
+                    /** @description With `quality=auto`: the quality chosen (the lowest that reaches `target`); with `max_bytes`: the highest that fits. */
                     "X-Quality"?: string;
+                    /** @description With `quality=auto`: the SSIMULACRA 2 score (0-100) of the answer's sample at X-Quality, e.g. `71.42`. */
+                    "X-Score"?: string;
                     /** @description Lossy PNG: the colours in its palette. */
                     "X-Palette-Colors"?: string;
-                    /** @description Lossy PNG: the quality its palette reached (0-100, from the PSNR of a sample: 4 x (dB - 20)). */
+                    /** @description Lossy PNG: the quality its palette reached (0-100, from the PSNR of a sample: (dB - 20) x 10 / 3). */
                     "X-Palette-Quality"?: string;
                     /** @description The memory model's estimate for this conversion, e.g. `42 MiB`. */
                     "X-Memory-Estimate"?: string;
@@ -661,11 +667,13 @@ export interface operations {
                     "X-Compression-Ratio"?: string;
                     /** @description Effort used, after the per-size caps (AVIF). */
                     "X-Effort"?: string;
-                    /** @description With `max_bytes`: the quality the answer was encoded at (the highest that fits). */
+                    /** @description With `quality=auto`: the quality chosen (the lowest that reaches `target`); with `max_bytes`: the highest that fits. */
                     "X-Quality"?: string;
+                    /** @description With `quality=auto`: the SSIMULACRA 2 score (0-100) of the answer's sample at X-Quality, e.g. `71.42`. */
+                    "X-Score"?: string;
                     /** @description Lossy PNG: the colours in its palette. */
                     "X-Palette-Colors"?: string;
-                    /** @description Lossy PNG: the quality its palette reached (0-100, from the PSNR of a sample: 4 x (dB - 20)). */
+                    /** @description Lossy PNG: the quality its palette reached (0-100, from the PSNR of a sample: (dB - 20) x 10 / 3). */
                     "X-Palette-Quality"?: string;
                     /** @description The memory model's estimate for this conversion, e.g. `42 MiB`. */
                     "X-Memory-Estimate"?: string;

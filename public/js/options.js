@@ -47,7 +47,13 @@ export function buildOptionControls(container, formats, openapi) {
       )
       return field('format', 'format', select, 'Output format.')
     },
-    quality: () => field('quality', 'quality', numberInput('quality', 1, 100)),
+    // a number or `auto` (the perceptual search; `target` then sets its score)
+    quality: () => {
+      const input = h('input', { type: 'text', id: 'opt-quality', name: 'quality', pattern: 'auto|[0-9]{1,3}', list: 'quality-values', autocomplete: 'off', spellcheck: 'false' })
+      const entry = field('quality', 'quality', input)
+      entry.wrap.append(h('datalist', { id: 'quality-values' }, h('option', { value: 'auto' })))
+      return entry
+    },
     lossless: () => checkField('lossless', 'lossless', h('input', { type: 'checkbox', id: 'opt-lossless', name: 'lossless' })),
     effort: () => field('effort', 'effort', numberInput('effort', 0, 9)),
     width: () => field('width', 'width', numberInput('width', 1, maxDimension), `1–${maxDimension} px`),
@@ -111,7 +117,8 @@ export function buildOptionControls(container, formats, openapi) {
       entry.control.max = s.max
       entry.control.placeholder = chosen ? String(s.default) : ''
       const range = `${s.min}–${s.max}, default ${chosen ? s.default : 'per format'}`
-      entry.hint.textContent = blocked ? 'Not used with lossless.' : `${range}. ${chosen ? s.description : ''}`
+      const auto = option === 'quality' && chosen?.autoQuality ? ` Or auto: the lowest quality that reaches target (default ${chosen.autoQuality.target}).` : option === 'quality' && !chosen ? ' Or auto: searched for a perceptual target.' : ''
+      entry.hint.textContent = blocked ? 'Not used with lossless.' : `${range}. ${chosen ? s.description : ''}${auto}`
     }
     if (controls.format) {
       controls.format.hint.textContent = chosen

@@ -53,6 +53,7 @@ export const png: Codec = {
   lossy: false,
   lossless: true,
   alpha: true,
+  autoQuality: { target: 70, low: 20, high: 100 },
   options: {
     quality: {
       type: 'integer',

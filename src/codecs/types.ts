@@ -21,6 +21,8 @@ export interface EncodeSettings {
   turbo?: boolean
   /** PNG only: a palette of at most `colours` entries, the fewest reaching `quality` (lossy PNG, `quality` or `colors` given). */
   palette?: { colours: number; quality: number } | undefined
+  /** quality=auto: `quality` is where the search starts; it looks for the lowest whose sample scores `target` or more. */
+  autoQuality?: AutoQualityRange | undefined
 }
 
 /** A documented option of a format, as published by /api/formats. */
@@ -58,6 +60,18 @@ export interface Codec {
    * with effort lowers it for large images so a request stays within the Workers CPU limit.
    */
   effortFor?: (requested: number, pixels: number) => number
+  /**
+   * quality=auto (src/pipeline/auto-quality.ts): the default SSIMULACRA 2 `target`, calibrated so that over photos
+   * it costs the bytes of the default quality, and the qualities searched.
+   */
+  autoQuality?: AutoQualityRange
+}
+
+/** quality=auto's default target score (0-100) and the lowest and highest quality it may choose. */
+export interface AutoQualityRange {
+  target: number
+  low: number
+  high: number
 }
 
 /** The effort option every encoder shares; `description` says what it maps onto. */

@@ -63,7 +63,7 @@ function reason(error: unknown): string {
 /** Resolve quality/lossless/effort against the format's defaults and reject options it cannot use. */
 export function encodeSettings(
   format: OutputFormat,
-  options: { quality?: number | undefined; lossless?: boolean | undefined; effort?: number | undefined; colors?: number | undefined },
+  options: { quality?: number | 'auto' | undefined; target?: number | undefined; lossless?: boolean | undefined; effort?: number | undefined; colors?: number | undefined },
   pixels: number,
   explicitFormat: boolean,
 ): EncodeSettings {
@@ -73,6 +73,9 @@ export function encodeSettings(
   }
   if (options.lossless && options.quality !== undefined) {
     throw new ApiError('invalid_option', 'quality does not apply with lossless=true.', { option: 'quality' })
+  }
+  if (options.target !== undefined && options.quality !== 'auto') {
+    throw new ApiError('invalid_option', 'target applies with quality=auto.', { option: 'target' })
   }
   // PNG asked for with quality or colors: a palette (lossy PNG), the fewest colours reaching the quality.
   const palette = format === 'png' && explicitFormat && !options.lossless && (options.quality !== undefined || options.colors !== undefined)
@@ -84,13 +87,22 @@ export function encodeSettings(
     throw new ApiError('invalid_option', `${format} output is lossless; quality does not apply.`, { option: 'quality' })
   }
   const effort = options.effort ?? (codec.options.effort?.default as number)
+  const given = options.quality === 'auto' ? undefined : options.quality
+  const quality = given ?? (codec.options.quality?.default as number | undefined) ?? 100
+  // quality=auto applies where a quality does: a lossy format, or a palette
+  const searched = options.quality === 'auto' && codec.autoQuality && (palette || (codec.lossy && !options.lossless))
   return {
-    quality: options.quality ?? (codec.options.quality?.default as number | undefined) ?? 100,
+    quality,
     lossless: palette ? false : options.lossless ?? !codec.lossy,
     effort: codec.effortFor ? codec.effortFor(effort, pixels) : effort,
-    ...(palette ? { palette: { colours: options.colors ?? 256, quality: options.quality ?? 100 } } : {}),
+    ...(palette ? { palette: { colours: options.colors ?? 256, quality } } : {}),
+    ...(searched ? { autoQuality: { ...codec.autoQuality!, target: options.target ?? codec.autoQuality!.target } } : {}),
   }
 }
+
+/** The settings at another quality (a palette's target with it). */
+export const atQuality = (settings: EncodeSettings, quality: number): EncodeSettings =>
+  settings.palette ? { ...settings, quality, palette: { ...settings.palette, quality } } : { ...settings, quality }
 
 export const isOutputFormat = (format: FormatId): format is OutputFormat => Boolean(CODECS[format].encode)
 

@@ -1,19 +1,20 @@
-import { leanResidentMiB, type PaletteResult, releaseLeanMemory } from '../../wasm'
+import { leanCodec, leanResidentMiB, type PaletteResult, releaseLeanMemory } from '../../wasm'
 import { CODECS, type OutputFormat } from '../codecs/registry'
-import type { EncodeSettings } from '../codecs/types'
+import { decoderMemoryCap, type EncodeSettings } from '../codecs/types'
 import { ApiError } from '../errors'
 import type { Limits } from '../env'
 import { takeBodyBuffer } from '../lib/body-buffer'
 import { Stopwatch } from '../lib/stopwatch'
-import { decodeImage, encodeImage, transcode } from './codec'
-import { checkAlphaPlane, checkInput, mayAnswerWithInput } from './limits'
+import { type AutoQuality, chooseQuality, SAMPLE } from './auto-quality'
+import { atQuality, decodeImage, encodeImage, transcode } from './codec'
+import { checkAlphaPlane, checkInput, type ConversionPlan, hasRowSource, mayAnswerWithInput } from './limits'
 import { inputAsAnswer, metadataFor, withMetadata } from './metadata'
 import { chooseOutput, formatCandidates } from './negotiate'
 import type { CompressOptions } from './options'
 import { byteLength, type Encoded, type Outcome } from './respond'
-import { convertRows } from './rows'
-import { readHeader, uprightSize } from './sniff'
-import { applyGeometry, fitToDecoded, flatten, hasTransparency, paddingColour, parseColour, planGeometry } from './transform'
+import { convertRows, sampleRows } from './rows'
+import { type ImageHeader, readHeader, uprightSize } from './sniff'
+import { applyGeometry, fitToDecoded, flatten, type Geometry, hasTransparency, paddingColour, parseColour, planGeometry } from './transform'
 
 /** One run of steps 4-6. */
 interface Pass {
@@ -62,6 +63,22 @@ async function fitInto(
   return { pass: { ...best.pass, timings }, quality: best.quality }
 }
 
+/** quality=auto's sample for an input the row pipeline has no source for (an animated WebP or PNG): decoded whole, as step 4-5 will. */
+async function samplePixels(
+  bytes: Uint8Array,
+  header: ImageHeader,
+  plan: ConversionPlan,
+  geometry: Geometry,
+  upright: { width: number; height: number },
+  padding: [number, number, number, number],
+  background: [number, number, number],
+): Promise<ImageData> {
+  let image = await decodeImage(bytes, header, plan.scale)
+  image = applyGeometry(image, fitToDecoded(geometry, upright, image), padding)
+  if (!CODECS[plan.format].alpha && hasTransparency(image)) image = flatten(image, background)
+  return leanCodec(decoderMemoryCap()).sampleOf(image, SAMPLE.tile, SAMPLE.count)
+}
+
 /** What a conversion starts from: the image's bytes (a view of the isolate's body buffer), its options, the client's Accept. */
 export interface ConversionInput {
   bytes: Uint8Array
@@ -93,7 +110,8 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
   const { width: outWidth, height: outHeight } = geometry.canvas
   const candidates = formatCandidates(options.format, header, accept, geometry.canvas)
   const choice = chooseOutput(candidates, header, geometry, options, limits, leanResidentMiB())
-  const { format, settings, plan } = choice
+  const { format, plan } = choice
+  let settings = choice.settings
   let memoryEstimate = choice.memoryEstimate
   if (choice.releaseLean) releaseLeanMemory()
   const background = parseColour(options.background)
@@ -142,11 +160,26 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
     return pass
   }
 
+  // quality=auto: the lowest quality whose sample of the output reaches the target score, before the encode
+  let auto: AutoQuality | undefined
+  let searchMs = 0
+  if (settings.autoQuality) {
+    const clock = new Stopwatch()
+    const sample = hasRowSource(header)
+      ? sampleRows(bytes, header, plan, geometry, background, metadata, SAMPLE)
+      : await samplePixels(bytes, header, plan, geometry, upright, padding, background)
+    auto = await chooseQuality(sample, format, settings, plan)
+    settings = atQuality(settings, auto.quality)
+    searchMs = await clock.lap()
+  }
+
   // (with max_bytes the sink never gives up early: the input may be over the target too)
   let pass = await encodeAt(settings, unchanged && options.max_bytes === undefined ? candidateBytes : undefined)
   let quality = settings.quality
   if (options.max_bytes !== undefined) ({ pass, quality } = await fitInto(options.max_bytes, format, settings, pass, encodeAt, options.lossless === true))
-  const { output, size, timings, palette } = pass
+  const { output, size, palette } = pass
+  // quality=auto's search (sample, trial encodes, scores) counts as encoding
+  const timings = { ...pass.timings, encode: pass.timings.encode + searchMs }
   if (pass.colourConverted) unchanged = false
 
   const original = output === undefined || (unchanged && byteLength(output) >= candidateBytes)
@@ -164,7 +197,8 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
     framesDropped: Math.max(0, header.frames - 1),
     timings,
     effort: settings.effort,
-    quality: options.max_bytes !== undefined ? quality : undefined,
+    quality: options.max_bytes !== undefined || auto ? quality : undefined,
+    score: auto && quality === auto.quality ? auto.score : undefined,
     palette,
     memoryEstimateMiB: Math.round(memoryEstimate),
     vary: options.format === 'auto' || options.response === undefined,

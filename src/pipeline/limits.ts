@@ -3,6 +3,7 @@ import type { FormatId, OutputFormat } from '../codecs/registry'
 import type { EncodeSettings } from '../codecs/types'
 import type { Limits } from '../env'
 import { ApiError } from '../errors'
+import { SAMPLE } from './auto-quality'
 import { type ImageHeader, uprightSize } from './sniff'
 import { DECODE_SCALES, decodeScale, type Geometry, isIdentity } from './transform'
 
@@ -148,6 +149,11 @@ export const MEMORY_MODEL = {
     colourMiB: 4,
     /** Lossy PNG's quantiser (wasm/lean/quant.c): the sample (0.25 MiB), its order (0.25), the nearest-colour cache (2) and error rows. */
     paletteMiB: 3,
+    /**
+     * quality=auto's scoring (wasm/lean/score.c): 19 float planes, the decoded try and the tile's copy, about 88 B per
+     * pixel scored, taken while no sink holds anything: the whole output up to 576 x 576, else one 192 px tile at a time.
+     */
+    scorePerMP: 88,
     sink: {
       jpeg: { baseMiB: 2, perMP: 3.4 },
       jpegBaseline: { baseMiB: 2, perMP: 0.8 },
@@ -208,6 +214,8 @@ export interface ConversionPlan {
   padded: boolean
   /** Lossless output (WebP's lossless coder needs more memory than its lossy one). */
   lossless: boolean
+  /** quality=auto: the sample is scored before the encode (`searchMiB`). */
+  autoQuality: boolean
   /**
    * libwebp's low_memory mode (no token buffer: about 1.4 MiB less per MP, twice the encode time), for a
    * lossy WebP from the row pipeline whose plan does not fit without it.
@@ -247,6 +255,7 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
     resized: resize.width !== crop.width || resize.height !== crop.height,
     padded: resize.width !== canvas.width || resize.height !== canvas.height,
     lossless: settings.lossless,
+    autoQuality: settings.autoQuality !== undefined,
     bufferedJpeg: format === 'jpeg',
     lowMemoryWebp: false,
   })
@@ -409,7 +418,15 @@ export const mayAnswerWithInput = ({ format, header, resized, padded, cropPixels
  * they cost the larger of the two, not the sum.
  */
 export function estimateMiB(plan: ConversionPlan, leanResidentMiB = 0): number {
-  return MEMORY_MODEL.baseMiB + Math.max(estimateLeanMiB(plan), leanResidentMiB)
+  return MEMORY_MODEL.baseMiB + Math.max(estimateLeanMiB(plan) + searchMiB(plan), leanResidentMiB)
+}
+
+/** quality=auto: what scoring the sample adds (MEMORY_MODEL.rows.scorePerMP over the largest piece scored at once). */
+function searchMiB(plan: ConversionPlan): number {
+  if (!plan.autoQuality) return 0
+  const { tile, count } = SAMPLE
+  const whole = plan.width <= tile * count && plan.height <= tile * count
+  return (MEMORY_MODEL.rows.scorePerMP * (whole ? plan.width * plan.height : tile * tile)) / 1e6
 }
 
 /**

@@ -18,7 +18,19 @@ export const CompressOptionsSchema = z.strictObject({
     .transform((value) => (value === 'jpg' ? 'jpeg' : value))
     .optional()
     .openapi({ description: "Output format; default: the input's (GIF becomes PNG). `auto` picks from Accept: AVIF, WebP, then the input's family, the first that fits the limits." }),
-  quality: z.coerce.number().int().min(1).max(100).optional().openapi({ description: 'Lossy quality 1-100; defaults per format in /api/formats. With format=png: the palette\'s target (lossy PNG: the fewest colours that reach it).' }),
+  quality: z
+    .union([z.literal('auto'), z.coerce.number().int().min(1).max(100)])
+    .optional()
+    .openapi({
+      description:
+        "Lossy quality 1-100; defaults per format in /api/formats. With format=png: the palette's target (lossy PNG: the fewest colours that reach it). `auto`: the lowest quality whose output reaches a perceptual `target` (SSIMULACRA 2), searched per image on a sample of it (up to 6 trial encodes); `X-Quality` and `X-Score` say what was chosen.",
+    }),
+  target: z.coerce
+    .number()
+    .min(10)
+    .max(95)
+    .optional()
+    .openapi({ type: 'number', minimum: 10, maximum: 95, description: 'With quality=auto: the SSIMULACRA 2 score to reach (90 visually lossless, 80 very high, 70 high, 50 medium quality). Default per format in /api/formats (`autoQuality.target`), calibrated so photos cost on average the bytes of the default quality.' }),
   lossless: flag.optional().openapi({ description: 'Lossless encoding (PNG always; WebP and AVIF on request).' }),
   effort: z.coerce.number().int().min(0).max(9).optional().openapi({ type: 'integer', minimum: 0, maximum: 9, description: 'CPU effort 0-9, one scale over every encoder (default 4; AVIF capped by size).' }),
   width: dimension.optional().openapi({ description: 'Target width in pixels; resampled with Lanczos3 (colour weighted by alpha).' }),

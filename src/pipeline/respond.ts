@@ -23,8 +23,10 @@ export interface Outcome {
   timings: Record<'decode' | 'transform' | 'encode', number>
   /** Effort used after per-size caps, when a cap lowered the requested one. */
   effort: number
-  /** The quality max_bytes settled on (undefined without max_bytes). */
+  /** The quality quality=auto chose or max_bytes settled on (undefined without either). */
   quality?: number | undefined
+  /** quality=auto: the SSIMULACRA 2 score of the output's sample at that quality. */
+  score?: number | undefined
   /** Lossy PNG: the palette's size and the quality it reached (still images). */
   palette?: { colours: number; quality: number } | undefined
   /** The memory model's estimate for this conversion (see src/pipeline/limits.ts). */
@@ -48,7 +50,8 @@ export const CompressJsonSchema = z
     original: z.boolean().openapi({ description: 'True when the never-bigger rule returned the input itself.' }),
     framesDropped: z.number().int(),
     effort: z.number().int(),
-    quality: z.number().int().optional().openapi({ description: 'With `max_bytes`: the quality the answer was encoded at.' }),
+    quality: z.number().int().optional().openapi({ description: 'With `quality=auto` or `max_bytes`: the quality the answer was encoded at.' }),
+    score: z.number().optional().openapi({ description: "With `quality=auto`: the SSIMULACRA 2 score (0-100) of the answer's sample at that quality." }),
     palette: z.object({ colours: z.number().int(), quality: z.number().int() }).optional().openapi({ description: 'Lossy PNG: the palette\'s size and the quality it reached.' }),
     timings: z.object({ decode: z.number(), transform: z.number(), encode: z.number() }).openapi({ description: 'Milliseconds per step.' }),
     image: z.string().openapi({ description: 'The output image, base64-encoded.' }),
@@ -70,9 +73,10 @@ export const ANSWER_HEADERS = {
   'X-Output-Height': 'Output height in pixels.',
   'X-Compression-Ratio': 'Output bytes / input bytes (0.25 = 75% smaller).',
   'X-Effort': 'Effort used, after the per-size caps (AVIF).',
-  'X-Quality': 'With `max_bytes`: the quality the answer was encoded at (the highest that fits).',
+  'X-Quality': 'With `quality=auto`: the quality chosen (the lowest that reaches `target`); with `max_bytes`: the highest that fits.',
+  'X-Score': "With `quality=auto`: the SSIMULACRA 2 score (0-100) of the answer's sample at X-Quality, e.g. `71.42`.",
   'X-Palette-Colors': 'Lossy PNG: the colours in its palette.',
-  'X-Palette-Quality': 'Lossy PNG: the quality its palette reached (0-100, from the PSNR of a sample: 4 x (dB - 20)).',
+  'X-Palette-Quality': 'Lossy PNG: the quality its palette reached (0-100, from the PSNR of a sample: (dB - 20) x 10 / 3).',
   'X-Memory-Estimate': "The memory model's estimate for this conversion, e.g. `42 MiB`.",
   'X-Original-Returned': '`true` when the never-bigger rule answered with the input itself.',
   'X-Frames-Dropped': 'Animation frames not converted (only the first frame is kept).',
@@ -108,6 +112,7 @@ function statsHeaders(o: Outcome): Partial<Record<AnswerHeader, string>> {
     'X-Compression-Ratio': String(ratio(o)),
     'X-Effort': String(o.effort),
     ...(o.quality !== undefined ? { 'X-Quality': String(o.quality) } : {}),
+    ...(o.score !== undefined ? { 'X-Score': o.score.toFixed(2) } : {}),
     ...(o.palette ? { 'X-Palette-Colors': String(o.palette.colours), 'X-Palette-Quality': String(o.palette.quality) } : {}),
     'X-Memory-Estimate': `${o.memoryEstimateMiB} MiB`,
     'Server-Timing': Object.entries(o.timings)
@@ -142,6 +147,7 @@ export function respond(c: Context, o: Outcome, json: boolean): Response {
         framesDropped: o.framesDropped,
         effort: o.effort,
         ...(o.quality !== undefined ? { quality: o.quality } : {}),
+        ...(o.score !== undefined ? { score: o.score } : {}),
         ...(o.palette ? { palette: o.palette } : {}),
         timings: o.timings,
         image: toBase64(joined(o.bytes)),

@@ -56,13 +56,9 @@ export async function convertRows(
 ): Promise<RowsResult> {
   const { lean, run } = leanPass(header)
   const format = plan.format
-  const keepsAlpha = CODECS[format].alpha
   let colourConverted = false
   const build = () => {
-    openSource(lean, bytes, header, plan.scale)
-    // A kept profile (metadata=keep) travels with the pixels in its colours; otherwise they become sRGB.
-    colourConverted = metadata.icc ? false : lean.colourRows()
-    addTransforms(lean, header, geometry, paddingColour(keepsAlpha, background), background, keepsAlpha)
+    colourConverted = buildRows(lean, bytes, header, plan, geometry, background, metadata)
   }
 
   run(build)
@@ -79,6 +75,49 @@ export async function convertRows(
     memoryEstimate = checkAlphaPlane(plan, settings, transparent, memoryEstimate, limits)
   }))
   return { output, width, height, colourConverted, palette, memoryEstimate, timings: { decode, transform: 0, encode: await clock.lap() } }
+}
+
+/**
+ * quality=auto's sample (src/pipeline/auto-quality.ts): the rows convertRows would encode, read once by the sample sink
+ * (wasm/lean/score.c): the output itself when it is small, else a mosaic of full-resolution tiles.
+ *
+ * @example
+ * const sample = sampleRows(bytes, header, plan, geometry, [255, 255, 255], {}, SAMPLE)
+ */
+export function sampleRows(
+  bytes: Uint8Array,
+  header: ImageHeader,
+  plan: ConversionPlan,
+  geometry: Geometry,
+  background: [number, number, number],
+  metadata: Metadata,
+  { tile, count }: { tile: number; count: number },
+): ImageData {
+  const { lean, run } = leanPass(header)
+  return run(() => {
+    buildRows(lean, bytes, header, plan, geometry, background, metadata)
+    return lean.rowsToSample(tile, count)
+  })
+}
+
+/**
+ * The source, its colours to sRGB and the transforms, for the plan's output; returns whether the colours were converted.
+ * A kept profile (metadata=keep) travels with the pixels in its colours; otherwise they become sRGB.
+ */
+function buildRows(
+  lean: LeanCodec,
+  bytes: Uint8Array,
+  header: ImageHeader,
+  plan: ConversionPlan,
+  geometry: Geometry,
+  background: [number, number, number],
+  metadata: Metadata,
+): boolean {
+  const keepsAlpha = CODECS[plan.format].alpha
+  openSource(lean, bytes, header, plan.scale)
+  const converted = metadata.icc ? false : lean.colourRows()
+  addTransforms(lean, header, geometry, paddingColour(keepsAlpha, background), background, keepsAlpha)
+  return converted
 }
 
 function openSource(lean: LeanCodec, bytes: Uint8Array, header: ImageHeader, scale: number): void {

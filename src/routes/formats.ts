@@ -7,6 +7,7 @@ import { WEBP_EFFORT_CAPS } from '../codecs/webp'
 import { limitsOf } from '../env'
 import { measuredMatrix } from '../lib/measured-matrix'
 import { MEMORY_MODEL } from '../pipeline/limits'
+import { MAX_TRIES, SAMPLE } from '../pipeline/auto-quality'
 import { CompressOptionsSchema } from '../pipeline/options'
 
 /**
@@ -25,6 +26,14 @@ const COLOUR = {
   metadata: 'stripped by default; the metadata option keeps EXIF Artist and Copyright (copyright) or EXIF, XMP and an RGB profile (keep)',
 }
 
+/** How quality=auto works, for /api/formats (each lossy format's `autoQuality` has its default target and range). */
+const AUTO_QUALITY = {
+  metric: 'SSIMULACRA 2 (0-100: 90 visually lossless, 80 very high, 70 high, 50 medium quality), as libjxl\'s tool within about 0.3 on photos',
+  sample: `the output itself up to ${SAMPLE.tile * SAMPLE.count} px a side, else ${SAMPLE.count} x ${SAMPLE.count} tiles of ${SAMPLE.tile} px at full resolution, each encoded and scored on its own; the worst tile counts`,
+  maxTrialEncodes: MAX_TRIES,
+  choice: 'the lowest quality whose sample reaches the target; the highest allowed when none does',
+}
+
 export const formats = new Hono<{ Bindings: Env }>().get('/', (c) => {
   const limits = limitsOf(c.env)
   return c.json({
@@ -39,7 +48,9 @@ export const formats = new Hono<{ Bindings: Env }>().get('/', (c) => {
       lossless: codec.lossless,
       alpha: codec.alpha,
       options: codec.encode ? codec.options : {},
+      ...(codec.autoQuality ? { autoQuality: codec.autoQuality } : {}),
     })),
+    autoQuality: AUTO_QUALITY,
     colour: COLOUR,
     options: Object.keys(CompressOptionsSchema.shape),
     limits: {

@@ -108,7 +108,7 @@ describe('formats', () => {
   it('lists the request options', async () => {
     const { options } = (await (await get('/api/formats')).json()) as { options: string[] }
     expect([...options].sort()).toEqual(
-      ['background', 'colors', 'effort', 'enlarge', 'fit', 'format', 'height', 'lossless', 'max_bytes', 'metadata', 'quality', 'response', 'width'].sort(),
+      ['background', 'colors', 'effort', 'enlarge', 'fit', 'format', 'height', 'lossless', 'max_bytes', 'metadata', 'quality', 'response', 'target', 'width'].sort(),
     )
   })
 

@@ -72,7 +72,9 @@ describe('openapi.json', () => {
       expect(p.description.length, p.name).toBeGreaterThan(5)
     }
     const byName = Object.fromEntries(params.map((p) => [p.name, p.schema]))
-    expect(byName.quality).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 })
+    // a number 1-100 or `auto`
+    expect((byName.quality as { anyOf?: unknown[] }).anyOf).toEqual(expect.arrayContaining([expect.objectContaining({ enum: ['auto'] }), expect.objectContaining({ type: 'integer', minimum: 1, maximum: 100 })]))
+    expect(byName.target).toMatchObject({ type: 'number', minimum: 10, maximum: 95 })
     expect(byName.effort).toMatchObject({ type: 'integer', minimum: 0, maximum: 9 })
     expect(byName.format!.enum).toEqual(expect.arrayContaining(['jpeg', 'png', 'webp', 'avif', 'auto']))
     expect(byName.fit).toMatchObject({ enum: ['inside', 'cover', 'contain', 'fill'], default: 'inside' })
@@ -105,9 +107,10 @@ describe('openapi.json', () => {
     const res = await compress(fixture('photo.jpg'), { format: 'webp', width: 64, response: 'json' })
     const body = (await res.json()) as Record<string, unknown>
     expect(schema.required?.sort()).toEqual(Object.keys(body).sort())
-    // The optional fields: quality with max_bytes, palette for a lossy PNG; a lossy PNG fitted to max_bytes has both.
-    expect(Object.keys(schema.properties).filter((key) => !schema.required?.includes(key)).sort()).toEqual(['palette', 'quality'])
-    const fitted = (await (await compress(fixture('photo.jpg'), { format: 'png', quality: 80, width: 64, response: 'json', max_bytes: 100_000, effort: 0 })).json()) as Record<string, unknown>
+    // The optional fields: quality with quality=auto or max_bytes, score with quality=auto, palette for a lossy PNG; a lossy
+    // PNG of quality=auto that max_bytes did not have to lower has all three.
+    expect(Object.keys(schema.properties).filter((key) => !schema.required?.includes(key)).sort()).toEqual(['palette', 'quality', 'score'])
+    const fitted = (await (await compress(fixture('photo.jpg'), { format: 'png', quality: 'auto', width: 64, response: 'json', max_bytes: 100_000, effort: 0 })).json()) as Record<string, unknown>
     expect(Object.keys(fitted).sort()).toEqual(Object.keys(schema.properties).sort())
   })
 

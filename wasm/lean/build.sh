@@ -132,6 +132,7 @@ for f in "$lcms"/src/*.c; do jobs+=("$f|-I$lcms/include -DCMS_NO_PTHREADS=1"); d
 jobs+=("$here/colour.c|-I$lcms/include -DCMS_NO_PTHREADS=1")
 jobs+=("$here/resample.c|")
 jobs+=("$here/quant.c|")
+jobs+=("$here/score.c|")
 # libwebp's decoder for WebP input (webp_dec.c); what it uses of src/dsp and src/utils is built above.
 for f in "$webp"/src/dec/*.c; do jobs+=("$f|${webp_flags[*]}"); done
 jobs+=("$here/webp_dec.c|-I$lcms/include ${webp_flags[*]}")

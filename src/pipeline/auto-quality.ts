@@ -1,0 +1,110 @@
+import { leanCodec } from '../../wasm'
+import { CODECS, type OutputFormat } from '../codecs/registry'
+import { decoderMemoryCap, type EncodeSettings } from '../codecs/types'
+import { atQuality, decodeImage, encodeImage } from './codec'
+import { readHeader } from './sniff'
+import { hasTransparency } from './transform'
+
+/**
+ * quality=auto's sample (wasm/lean/score.c makes it): the output itself when neither side is over 576 px, else tiles of
+ * 192 px (3 per side over 576 px) taken at even steps across it, at full resolution: at most 0.33 MP however large the
+ * output. Each tile is encoded and scored on its own and the worst tile's score counts: a mosaic of them encoded as
+ * one image scored WebP's seams, not its pixels (20 points below the whole image's score), while the worst separate
+ * tile is within about 2 points of the whole image's score for JPEG, WebP and AVIF alike (docs/benchmarks.md item 27).
+ */
+export const SAMPLE = { tile: 192, count: 3 } as const
+
+/** At most this many trial encodes of the sample (each also decoded and scored). */
+export const MAX_TRIES = 6
+
+/** Score points per quality step assumed before two tries give a slope (SSIMULACRA 2 over libjpeg-style scales). */
+const SLOPE = 0.7
+
+/** The search's answer: the quality chosen, the sample's score at it, and how many trial encodes it took. */
+export interface AutoQuality {
+  quality: number
+  score: number
+  tries: number
+}
+
+/**
+ * The lowest quality in `low`-`high` whose score reaches `target`, found from `start` (the format's default quality) with
+ * at most MAX_TRIES calls of `scoreAt`: steps by the assumed slope until the target is bracketed, then interpolates
+ * inside the bracket until it is one quality wide. A score rises with quality, nearly but not exactly; where no tried
+ * quality reaches the target, the highest allowed is chosen.
+ *
+ * @example
+ * await searchQuality({ low: 20, high: 95, start: 80, target: 70 }, (q) => scoreOf(encode(sample, q))) // { quality: 72, score: 70.4, tries: 3 }
+ */
+export async function searchQuality(
+  { low, high, start, target }: { low: number; high: number; start: number; target: number },
+  scoreAt: (quality: number) => Promise<number>,
+): Promise<AutoQuality> {
+  const scores = new Map<number, number>()
+  let below: number | undefined // highest quality tried that misses the target
+  let above: number | undefined // lowest quality tried that reaches it
+  let quality = Math.min(high, Math.max(low, start))
+  while (scores.size < MAX_TRIES) {
+    const score = await scoreAt(quality)
+    scores.set(quality, score)
+    if (score >= target) above = above === undefined ? quality : Math.min(above, quality)
+    else below = below === undefined ? quality : Math.max(below, quality)
+    let next: number
+    if (above !== undefined && below !== undefined) {
+      if (above - below <= 1) break
+      const [sb, sa] = [scores.get(below)!, scores.get(above)!]
+      const t = sa > sb ? (target - sb) / (sa - sb) : 0.5
+      next = Math.min(above - 1, Math.max(below + 1, Math.round(below + t * (above - below))))
+    } else if (above !== undefined) {
+      if (above === low) break
+      next = Math.max(low, above - Math.max(2, Math.ceil((score - target) / SLOPE)))
+    } else {
+      if (below === high) break
+      next = Math.min(high, below! + Math.max(2, Math.ceil((target - score) / SLOPE)))
+    }
+    if (scores.has(next)) break
+    quality = next
+  }
+  const chosen = above ?? high
+  if (!scores.has(chosen)) scores.set(chosen, await scoreAt(chosen))
+  return { quality: chosen, score: Math.round(scores.get(chosen)! * 100) / 100, tries: scores.size }
+}
+
+/**
+ * The sample's tiles (as the sink laid them out in one image): along each axis of the output, `count` tiles of `tile` px
+ * where the output is longer than their sum, else one tile as long as the output.
+ */
+export function tilesOf(sample: ImageData, output: { width: number; height: number }): ImageData[] {
+  const { tile, count } = SAMPLE
+  const spans = (length: number, sampled: number) => (length > tile * count ? Array.from({ length: count }, (_, i) => [i * tile, tile] as const) : [[0, sampled] as const])
+  const tiles: ImageData[] = []
+  for (const [y, height] of spans(output.height, sample.height)) {
+    for (const [x, width] of spans(output.width, sample.width)) {
+      const data = new Uint8ClampedArray(width * height * 4)
+      for (let row = 0; row < height; row++) data.set(sample.data.subarray(((y + row) * sample.width + x) * 4, ((y + row) * sample.width + x + width) * 4), row * width * 4)
+      tiles.push(new ImageData(data, width, height))
+    }
+  }
+  return tiles
+}
+
+/**
+ * quality=auto for one conversion: each try encodes every tile of `sample` (sampleRows, or LeanCodec.sampleOf for whole
+ * pixels) with the settings the answer will have at that quality, decodes it and scores it against the tile (SSIMULACRA
+ * 2 in the lean codec, over two backgrounds where the tile has transparency); the try's score is the worst tile's.
+ *
+ * @example
+ * const { quality, score } = await chooseQuality(sample, 'webp', settings, plan)
+ */
+export async function chooseQuality(sample: ImageData, format: OutputFormat, settings: EncodeSettings, plan: { width: number; height: number; turbo: boolean }): Promise<AutoQuality> {
+  const tiles = tilesOf(sample, plan).map((tile) => ({ tile, alpha: CODECS[format].alpha && hasTransparency(tile) }))
+  return searchQuality({ ...settings.autoQuality!, start: settings.quality }, async (quality) => {
+    let worst = Number.POSITIVE_INFINITY
+    for (const { tile, alpha } of tiles) {
+      const encoded = await encodeImage(tile, format, { ...atQuality(settings, quality), turbo: plan.turbo })
+      const decoded = await decodeImage(encoded, { ...readHeader(encoded), fileBytes: encoded.length })
+      worst = Math.min(worst, leanCodec(decoderMemoryCap()).score(tile, decoded, alpha))
+    }
+    return worst
+  })
+}
