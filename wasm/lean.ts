@@ -72,15 +72,19 @@ interface LeanExports {
   px_remap(): void
   px_to_png(level: number, strategies: number): number
   px_to_avif(quality: number, speed: number, flags: number): number
-  px_mosaic(tile: number, count: number): number
-  sc_mosaic_width(): number
-  sc_mosaic_height(): number
+  px_mosaic(spans: number, nx: number, ny: number): number
   sc_score(reference: number, distorted: number, width: number, height: number, alpha: number): number
   ae_whole(maxPixels: number): void
   ae_start(width: number, height: number, quality: number, speed: number, flags: number): void
   ae_metadata(kind: number, ptr: number, len: number): void
   ae_rows(ptr: number, count: number): void
   ae_finish(): number
+}
+
+/** Where quality=auto's tiles lie (src/pipeline/auto-quality.ts, sampleSpans): (start, length) across and down. */
+export interface SampleSpans {
+  columns: readonly (readonly [start: number, length: number])[]
+  rows: readonly (readonly [start: number, length: number])[]
 }
 
 /** A failure inside the lean codec: libjpeg's, libwebp's, libpng's or giflib's own message. */
@@ -630,24 +634,26 @@ export class LeanCodec {
   }
 
   /**
-   * Sink for quality=auto (score.c): what the score is computed on, as RGBA outside the instance: the rows themselves when
-   * neither side is over `tile` x `count`, else a mosaic of up to `count` x `count` tiles of `tile` px at even steps.
+   * Sink for quality=auto (score.c): the tiles the spans (start, length) of `columns` and `rows` mark, side by side in one
+   * RGBA image outside the instance.
    */
-  rowsToSample(tile: number, count: number): ImageData {
-    const ptr = this.exports.px_mosaic(tile, count)
-    const width = this.exports.sc_mosaic_width()
-    const height = this.exports.sc_mosaic_height()
+  rowsToSample({ columns, rows }: SampleSpans): ImageData {
+    const spans = this.copyIn(new Uint8Array(Int32Array.from([...columns, ...rows].flat()).buffer))
+    const ptr = this.exports.px_mosaic(spans, columns.length, rows.length)
+    this.exports.lean_free(spans)
+    const total = (list: SampleSpans['columns']) => list.reduce((sum, [, length]) => sum + length, 0)
+    const [width, height] = [total(columns), total(rows)]
     const data = new Uint8ClampedArray(this.memory.buffer, ptr, width * height * 4).slice()
     this.exports.lean_free(ptr)
     return new ImageData(data, width, height)
   }
 
   /** quality=auto's sample of whole RGBA pixels, as rowsToSample makes it of rows; the pixels are left as they are. */
-  sampleOf(image: ImageData, tile: number, count: number): ImageData {
+  sampleOf(image: ImageData, spans: SampleSpans): ImageData {
     const own = this.views.get(image.data)
     const ptr = own ?? this.copyIn(image.data)
     this.exports.px_pixels(ptr, image.width, image.height, 1)
-    const sample = this.rowsToSample(tile, count)
+    const sample = this.rowsToSample(spans)
     if (own === undefined) this.exports.lean_free(ptr)
     return sample
   }

@@ -1,4 +1,4 @@
-import { leanCodec } from '../../wasm'
+import { leanCodec, type SampleSpans } from '../../wasm'
 import { CODECS, type OutputFormat } from '../codecs/registry'
 import { decoderMemoryCap, type EncodeSettings } from '../codecs/types'
 import { atQuality, decodeImage, encodeImage } from './codec'
@@ -14,17 +14,36 @@ import { hasTransparency } from './transform'
  */
 export const SAMPLE = { tile: 192, count: 3 } as const
 
+/** Where tiles of the sample lie along one axis of the output: (start, length). */
+export type Span = SampleSpans['columns'][number]
+
+/**
+ * The sample's spans along an axis of `length` px: the whole axis when it is at most SAMPLE.count tiles long, else
+ * SAMPLE.count tiles of SAMPLE.tile px at even steps from end to end.
+ *
+ * @example
+ * sampleSpans(500) // [[0, 500]]
+ * sampleSpans(1600) // [[0, 192], [704, 192], [1408, 192]]
+ */
+export function sampleSpans(length: number): Span[] {
+  const { tile, count } = SAMPLE
+  if (length <= tile * count) return [[0, length]]
+  return Array.from({ length: count }, (_, i) => [Math.round((i * (length - tile)) / (count - 1)), tile] as const)
+}
+
+/** The sample's spans of an output, across (columns) and down (rows). */
+export const sampleSpansOf = ({ width, height }: { width: number; height: number }): SampleSpans => ({ columns: sampleSpans(width), rows: sampleSpans(height) })
+
 /** At most this many trial encodes of the sample (each also decoded and scored). */
 export const MAX_TRIES = 6
 
 /** Score points per quality step assumed before two tries give a slope (SSIMULACRA 2 over libjpeg-style scales). */
 const SLOPE = 0.7
 
-/** The search's answer: the quality chosen, the sample's score at it, and how many trial encodes it took. */
+/** The search's answer: the quality chosen and the sample's score at it. */
 export interface AutoQuality {
   quality: number
   score: number
-  tries: number
 }
 
 /**
@@ -34,7 +53,7 @@ export interface AutoQuality {
  * quality reaches the target, the highest allowed is chosen.
  *
  * @example
- * await searchQuality({ low: 20, high: 95, start: 80, target: 70 }, (q) => scoreOf(encode(sample, q))) // { quality: 72, score: 70.4, tries: 3 }
+ * await searchQuality({ low: 20, high: 95, start: 80, target: 70 }, (q) => scoreOf(encode(sample, q))) // { quality: 72, score: 70.4 }
  */
 export async function searchQuality(
   { low, high, start, target }: { low: number; high: number; start: number; target: number },
@@ -67,19 +86,16 @@ export async function searchQuality(
   }
   const chosen = above ?? high
   if (!scores.has(chosen)) scores.set(chosen, await scoreAt(chosen))
-  return { quality: chosen, score: Math.round(scores.get(chosen)! * 100) / 100, tries: scores.size }
+  return { quality: chosen, score: Math.round(scores.get(chosen)! * 100) / 100 }
 }
 
-/**
- * The sample's tiles (as the sink laid them out in one image): along each axis of the output, `count` tiles of `tile` px
- * where the output is longer than their sum, else one tile as long as the output.
- */
+/** The sample's tiles, cut apart from where the sink laid them side by side (its spans, in order, from 0). */
 export function tilesOf(sample: ImageData, output: { width: number; height: number }): ImageData[] {
-  const { tile, count } = SAMPLE
-  const spans = (length: number, sampled: number) => (length > tile * count ? Array.from({ length: count }, (_, i) => [i * tile, tile] as const) : [[0, sampled] as const])
+  const offsets = (spans: readonly Span[]) => spans.map(([, length], i) => [spans.slice(0, i).reduce((sum, [, l]) => sum + l, 0), length] as const)
+  const { columns, rows } = sampleSpansOf(output)
   const tiles: ImageData[] = []
-  for (const [y, height] of spans(output.height, sample.height)) {
-    for (const [x, width] of spans(output.width, sample.width)) {
+  for (const [y, height] of offsets(rows)) {
+    for (const [x, width] of offsets(columns)) {
       const data = new Uint8ClampedArray(width * height * 4)
       for (let row = 0; row < height; row++) data.set(sample.data.subarray(((y + row) * sample.width + x) * 4, ((y + row) * sample.width + x + width) * 4), row * width * 4)
       tiles.push(new ImageData(data, width, height))
@@ -98,12 +114,13 @@ export function tilesOf(sample: ImageData, output: { width: number; height: numb
  */
 export async function chooseQuality(sample: ImageData, format: OutputFormat, settings: EncodeSettings, plan: { width: number; height: number; turbo: boolean }): Promise<AutoQuality> {
   const tiles = tilesOf(sample, plan).map((tile) => ({ tile, alpha: CODECS[format].alpha && hasTransparency(tile) }))
+  const lean = leanCodec(decoderMemoryCap())
   return searchQuality({ ...settings.autoQuality!, start: settings.quality }, async (quality) => {
     let worst = Number.POSITIVE_INFINITY
     for (const { tile, alpha } of tiles) {
       const encoded = await encodeImage(tile, format, { ...atQuality(settings, quality), turbo: plan.turbo })
       const decoded = await decodeImage(encoded, { ...readHeader(encoded), fileBytes: encoded.length })
-      worst = Math.min(worst, leanCodec(decoderMemoryCap()).score(tile, decoded, alpha))
+      worst = Math.min(worst, lean.score(tile, decoded, alpha))
     }
     return worst
   })

@@ -5,15 +5,15 @@ import { ApiError } from '../errors'
 import type { Limits } from '../env'
 import { takeBodyBuffer } from '../lib/body-buffer'
 import { Stopwatch } from '../lib/stopwatch'
-import { type AutoQuality, chooseQuality, SAMPLE } from './auto-quality'
+import { type AutoQuality, chooseQuality, sampleSpansOf } from './auto-quality'
 import { atQuality, decodeImage, encodeImage, transcode } from './codec'
-import { checkAlphaPlane, checkInput, type ConversionPlan, hasRowSource, mayAnswerWithInput } from './limits'
+import { checkAlphaPlane, checkInput, hasRowSource, mayAnswerWithInput } from './limits'
 import { inputAsAnswer, metadataFor, withMetadata } from './metadata'
 import { chooseOutput, formatCandidates } from './negotiate'
 import type { CompressOptions } from './options'
 import { byteLength, type Encoded, type Outcome } from './respond'
 import { convertRows, sampleRows } from './rows'
-import { type ImageHeader, readHeader, uprightSize } from './sniff'
+import { readHeader, uprightSize } from './sniff'
 import { applyGeometry, fitToDecoded, flatten, type Geometry, hasTransparency, paddingColour, parseColour, planGeometry } from './transform'
 
 /** One run of steps 4-6. */
@@ -63,20 +63,21 @@ async function fitInto(
   return { pass: { ...best.pass, timings }, quality: best.quality }
 }
 
-/** quality=auto's sample for an input the row pipeline has no source for (an animated WebP or PNG): decoded whole, as step 4-5 will. */
-async function samplePixels(
-  bytes: Uint8Array,
-  header: ImageHeader,
-  plan: ConversionPlan,
+/**
+ * Step 5 on whole pixels: crop, resize and pad to the canvas, then, for a format without alpha, flatten over the
+ * background. Says whether the pixels had transparency (WebP's alpha plane depends on it).
+ */
+function toCanvas(
+  image: ImageData,
+  format: OutputFormat,
   geometry: Geometry,
   upright: { width: number; height: number },
   padding: [number, number, number, number],
   background: [number, number, number],
-): Promise<ImageData> {
-  let image = await decodeImage(bytes, header, plan.scale)
-  image = applyGeometry(image, fitToDecoded(geometry, upright, image), padding)
-  if (!CODECS[plan.format].alpha && hasTransparency(image)) image = flatten(image, background)
-  return leanCodec(decoderMemoryCap()).sampleOf(image, SAMPLE.tile, SAMPLE.count)
+): { image: ImageData; transparent: boolean } {
+  const canvas = applyGeometry(image, fitToDecoded(geometry, upright, image), padding)
+  const transparent = hasTransparency(canvas)
+  return { image: !CODECS[format].alpha && transparent ? flatten(canvas, background) : canvas, transparent }
 }
 
 /** What a conversion starts from: the image's bytes (a view of the isolate's body buffer), its options, the client's Accept. */
@@ -146,9 +147,8 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
 
       // 5. transform: crop/resize/pad, then flatten alpha for formats without it; transparency known,
       //    the plan is checked again for WebP's alpha plane
-      image = applyGeometry(image, fitToDecoded(geometry, upright, image), padding)
-      const transparent = hasTransparency(image)
-      if (!CODECS[format].alpha && transparent) image = flatten(image, background)
+      let transparent: boolean
+      ;({ image, transparent } = toCanvas(image, format, geometry, upright, padding, background))
       memoryEstimate = checkAlphaPlane(plan, trial, transparent, memoryEstimate, limits)
       const transformMs = await clock.lap()
 
@@ -165,9 +165,11 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
   let searchMs = 0
   if (settings.autoQuality) {
     const clock = new Stopwatch()
+    // (an input the row pipeline has no source for, an animated WebP or PNG, is decoded whole for it, as steps 4-5 will)
+    const spans = sampleSpansOf(plan)
     const sample = hasRowSource(header)
-      ? sampleRows(bytes, header, plan, geometry, background, metadata, SAMPLE)
-      : await samplePixels(bytes, header, plan, geometry, upright, padding, background)
+      ? sampleRows(bytes, header, plan, geometry, background, metadata, spans)
+      : leanCodec(decoderMemoryCap()).sampleOf(toCanvas(await decodeImage(bytes, header, plan.scale), format, geometry, upright, padding, background).image, spans)
     auto = await chooseQuality(sample, format, settings, plan)
     settings = atQuality(settings, auto.quality)
     searchMs = await clock.lap()

@@ -3,7 +3,7 @@ import type { FormatId, OutputFormat } from '../codecs/registry'
 import type { EncodeSettings } from '../codecs/types'
 import type { Limits } from '../env'
 import { ApiError } from '../errors'
-import { SAMPLE } from './auto-quality'
+import { sampleSpansOf, type Span } from './auto-quality'
 import { type ImageHeader, uprightSize } from './sniff'
 import { DECODE_SCALES, decodeScale, type Geometry, isIdentity } from './transform'
 
@@ -421,12 +421,12 @@ export function estimateMiB(plan: ConversionPlan, leanResidentMiB = 0): number {
   return MEMORY_MODEL.baseMiB + Math.max(estimateLeanMiB(plan) + searchMiB(plan), leanResidentMiB)
 }
 
-/** quality=auto: what scoring the sample adds (MEMORY_MODEL.rows.scorePerMP over the largest piece scored at once). */
+/** quality=auto: what scoring the sample adds (MEMORY_MODEL.rows.scorePerMP over the largest tile, scored one at a time). */
 function searchMiB(plan: ConversionPlan): number {
   if (!plan.autoQuality) return 0
-  const { tile, count } = SAMPLE
-  const whole = plan.width <= tile * count && plan.height <= tile * count
-  return (MEMORY_MODEL.rows.scorePerMP * (whole ? plan.width * plan.height : tile * tile)) / 1e6
+  const { columns, rows } = sampleSpansOf(plan)
+  const longest = (spans: readonly Span[]) => Math.max(...spans.map(([, length]) => length))
+  return (MEMORY_MODEL.rows.scorePerMP * longest(columns) * longest(rows)) / 1e6
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { LeanCodec, PaletteResult } from '../../wasm'
+import type { LeanCodec, PaletteResult, SampleSpans } from '../../wasm'
 import { avifSettings } from '../codecs/avif'
 import { leanJpegSettings } from '../codecs/jpeg'
 import { pngSettings } from '../codecs/png'
@@ -79,10 +79,10 @@ export async function convertRows(
 
 /**
  * quality=auto's sample (src/pipeline/auto-quality.ts): the rows convertRows would encode, read once by the sample sink
- * (wasm/lean/score.c): the output itself when it is small, else a mosaic of full-resolution tiles.
+ * (wasm/lean/score.c) at the spans sampleSpansOf chose: the output itself when it is small, else full-resolution tiles.
  *
  * @example
- * const sample = sampleRows(bytes, header, plan, geometry, [255, 255, 255], {}, SAMPLE)
+ * const sample = sampleRows(bytes, header, plan, geometry, [255, 255, 255], {}, sampleSpansOf(plan))
  */
 export function sampleRows(
   bytes: Uint8Array,
@@ -91,12 +91,12 @@ export function sampleRows(
   geometry: Geometry,
   background: [number, number, number],
   metadata: Metadata,
-  { tile, count }: { tile: number; count: number },
+  spans: SampleSpans,
 ): ImageData {
   const { lean, run } = leanPass(header)
   return run(() => {
     buildRows(lean, bytes, header, plan, geometry, background, metadata)
-    return lean.rowsToSample(tile, count)
+    return lean.rowsToSample(spans)
   })
 }
 

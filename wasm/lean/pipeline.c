@@ -262,8 +262,8 @@ EXPORT(px_alpha) int px_alpha(void) { return built()->alpha; }
 
 /** The whole image as RGBA (for the encoders outside the lean codec); JS reads it in place. */
 EXPORT(px_to_rgba) uint8_t *px_to_rgba(void) { return rows_collect(take()); }
-/** quality=auto (score.c): the sample of the rows the score is computed on; its size from sc_mosaic_width/height. */
-EXPORT(px_mosaic) uint8_t *px_mosaic(int tile, int count) { return mosaic_sink(take(), tile, count); }
+/** quality=auto (score.c): the tiles of the rows the score is computed on, at `nx` column spans then `ny` row spans (start, length). */
+EXPORT(px_mosaic) uint8_t *px_mosaic(const int32_t *spans, int nx, int ny) { return mosaic_sink(take(), spans, nx, spans + 2 * nx, ny); }
 EXPORT(px_to_jpeg) size_t px_to_jpeg(int quality, int progressive, int optimize, int mozjpeg) { return jpeg_sink(take(), quality, progressive, optimize, mozjpeg); }
 /** Fills the WebP encoder's picture (webp_encode encodes it); returns 1 if any pixel is transparent. */
 EXPORT(px_to_webp) int px_to_webp(int lossless) { return webp_sink(take(), lossless); }

@@ -2,10 +2,10 @@
  * The perceptual score for quality=auto: SSIMULACRA 2 (Jon Sneyers, Cloudinary, 2022-2023; the metric's design and its
  * 108 published weights, written here from its description), and the sample of an image it is computed on.
  *
- * The sample (a sink): the image itself when neither side is over tile x count, else count x count tiles of `tile` px
- * taken at even steps across it (an axis no longer than tile x count is taken whole), each at full resolution, so
- * compression artefacts are judged at the size they are seen at. The tiles are laid out side by side in one RGBA
- * buffer; the caller cuts them apart and encodes each on its own (src/pipeline/auto-quality.ts).
+ * The sample (a sink): the tiles of the image that src/pipeline/auto-quality.ts chooses (`sampleSpans`: the image itself
+ * when it is small, else tiles at even steps across it), each at full resolution, so compression artefacts are judged
+ * at the size they are seen at. The tiles are laid out side by side in one RGBA buffer; the caller cuts them apart and
+ * encodes each on its own.
  *
  * The score (0-100, 100 = identical; 90 "visually lossless", 70 "high quality", 50 "medium"): both images to linear
  * RGB and then to XYB (the opsin absorbance of JPEG XL, cube root, rescaled to about 0-1), at six scales (halved in
@@ -31,50 +31,36 @@
 
 /* ---------------------------------------------------------------- the sample */
 
-static int mosaic_width, mosaic_height;
-
-/* Where the tiles of one axis start: the whole axis when it is at most tile x count, else `count` tiles of `tile` spread evenly. */
-static int spans(int length, int tile, int count, int *start, int *size) {
-  if (length <= tile * count) {
-    start[0] = 0;
-    size[0] = length;
-    return 1;
-  }
+/* Checks that `count` spans (start, length) lie inside 0..length in increasing order without overlapping; returns their total. */
+static int span_total(const int32_t *span, int count, int length) {
+  int total = 0, end = 0;
+  if (count < 1 || count > 16) fail("bad sample spans");
   for (int i = 0; i < count; i++) {
-    start[i] = (int)(((long long)i * (length - tile) + (count - 1) / 2) / (count - 1));
-    size[i] = tile;
+    if (span[2 * i] < end || span[2 * i + 1] < 1 || span[2 * i] + span[2 * i + 1] > length) fail("bad sample spans");
+    end = span[2 * i] + span[2 * i + 1];
+    total += span[2 * i + 1];
   }
-  return count;
+  return total;
 }
 
-uint8_t *mosaic_sink(Rows *in, int tile, int count) {
-  int xs[16], xw[16], ys[16], yh[16];
-  if (count < 2 || count > 16 || tile < 8) fail("bad mosaic");
-  const int nx = spans(in->width, tile, count, xs, xw), ny = spans(in->height, tile, count, ys, yh);
-  int width = 0, height = 0;
-  for (int i = 0; i < nx; i++) width += xw[i];
-  for (int i = 0; i < ny; i++) height += yh[i];
+uint8_t *mosaic_sink(Rows *in, const int32_t *columns, int nx, const int32_t *rows, int ny) {
+  const int width = span_total(columns, nx, in->width), height = span_total(rows, ny, in->height);
   uint8_t *out = lean_alloc((size_t)width * height * 4);
   int band = 0, row = 0;
   for (int y = 0; y < in->height; y++) {
     const uint8_t *line = in->next(in);
-    if (band >= ny || y < ys[band]) continue;
+    if (band >= ny || y < rows[2 * band]) continue;
     uint8_t *dst = out + (size_t)row * width * 4;
     for (int i = 0; i < nx; i++) {
-      memcpy(dst, line + (size_t)xs[i] * 4, (size_t)xw[i] * 4);
-      dst += (size_t)xw[i] * 4;
+      memcpy(dst, line + (size_t)columns[2 * i] * 4, (size_t)columns[2 * i + 1] * 4);
+      dst += (size_t)columns[2 * i + 1] * 4;
     }
     row++;
-    if (y + 1 == ys[band] + yh[band]) band++;
+    if (y + 1 == rows[2 * band] + rows[2 * band + 1]) band++;
   }
   in->close(in);
-  mosaic_width = width;
-  mosaic_height = height;
   return out;
 }
-
-EXPORT(sc_mosaic_width) int sc_mosaic_width(void) { return mosaic_width; }
-EXPORT(sc_mosaic_height) int sc_mosaic_height(void) { return mosaic_height; }
 
 /* ---------------------------------------------------------------- SSIMULACRA 2 */
 
