@@ -4,25 +4,25 @@
 //   node scripts/auto-quality-check.mjs [--set tuned|held-out|all] [--formats jpeg,webp,avif] [--targets 60,65,70]
 //
 // Sets (made from ../shared/corpus/photos by sharp):
-//   tuned     the six corpus photos resized to 1600 px wide (the defaults were calibrated on these);
-//   held-out  images the defaults never saw: 1024x1024 crops of the same photos at full resolution (other content and
-//             scale), the photos at 800 px with film grain added (noise the encoder must keep), and the corpus
-//             wallpapers (graphics) at 1600 px, flattened.
+//   tuned     the six corpus photos resized to 1600 px wide;
+//   held-out  1024x1024 crops of the same photos at full resolution (other content and scale), the photos at 800 px
+//             with film grain added (noise the encoder must keep), and the corpus wallpapers (graphics) at 1600 px,
+//             flattened (scripts/lib/check-images.mjs).
 // Each image goes to a fresh `wrangler dev` as PNG, at the format's default quality and with quality=auto (at each
 // --targets, or the format's default target). The answer is scored against the image sent by SSIMULACRA 2: the
 // reference tool (libjxl's, built from cloudinary/ssimulacra2) at $SSIMULACRA2 or .cache/ssimulacra2-ref/ssimulacra2.
-// Reported per format and target: total bytes as a ratio to the fixed quality's, and the scores' mean, spread
-// (standard deviation) and worst case, for both.
+// Reported per format and target, for each set and both together: total bytes as a ratio to the fixed quality's, and
+// the scores' mean, spread (standard deviation) and worst case, for both.
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import sharp from 'sharp'
+import { checkImages } from './lib/check-images.mjs'
 import { killStarted, startWorker } from './lib/devserver.mjs'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
-const PHOTOS = path.join(ROOT, '..', 'shared', 'corpus', 'photos')
 const TOOL = process.env.SSIMULACRA2 ?? path.join(ROOT, '.cache', 'ssimulacra2-ref', 'ssimulacra2')
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`)
@@ -32,40 +32,6 @@ const SET = arg('set', 'all')
 const FORMATS = arg('formats', 'jpeg,webp,avif').split(',')
 const TARGETS = arg('targets', '').split(',').filter(Boolean).map(Number)
 if (!fs.existsSync(TOOL)) throw new Error(`no SSIMULACRA 2 tool at ${TOOL} (set SSIMULACRA2)`)
-
-const photos = fs.readdirSync(PHOTOS).filter((f) => f.endsWith('.jpg')).sort()
-const wallpapers = fs.readdirSync(PHOTOS).filter((f) => f.endsWith('.png')).sort()
-
-/** Film grain: Gaussian noise of sigma 6 levels on each channel, the same for every run (a fixed generator). */
-async function grain(input) {
-  const { data, info } = await sharp(input).removeAlpha().raw().toBuffer({ resolveWithObject: true })
-  let seed = 12345
-  const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32)
-  for (let i = 0; i < data.length; i += 2) {
-    const r = Math.sqrt(-2 * Math.log(random() + 1e-12))
-    const t = 2 * Math.PI * random()
-    data[i] = Math.max(0, Math.min(255, Math.round(data[i] + 6 * r * Math.cos(t))))
-    if (i + 1 < data.length) data[i + 1] = Math.max(0, Math.min(255, Math.round(data[i + 1] + 6 * r * Math.sin(t))))
-  }
-  return sharp(data, { raw: info }).png().toBuffer()
-}
-
-async function images() {
-  const out = []
-  if (SET !== 'held-out') {
-    for (const f of photos) out.push({ set: 'tuned', name: `${f} 1600`, png: await sharp(path.join(PHOTOS, f)).rotate().resize({ width: 1600 }).png().toBuffer() })
-  }
-  if (SET !== 'tuned') {
-    for (const f of photos) {
-      const file = path.join(PHOTOS, f)
-      const { width, height } = await sharp(file).rotate().toBuffer({ resolveWithObject: true }).then((r) => r.info)
-      out.push({ set: 'held-out', name: `${f} crop`, png: await sharp(file).rotate().extract({ left: Math.floor((width - 1024) / 3), top: Math.floor((height - 1024) / 2), width: 1024, height: 1024 }).png().toBuffer() })
-      out.push({ set: 'held-out', name: `${f} grain 800`, png: await grain(await sharp(file).rotate().resize({ width: 800 }).png().toBuffer()) })
-    }
-    for (const f of wallpapers) out.push({ set: 'held-out', name: `${f} 1600`, png: await sharp(path.join(PHOTOS, f)).resize({ width: 1600 }).flatten({ background: '#ffffff' }).png().toBuffer() })
-  }
-  return out
-}
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgedge-autoq-'))
 async function ssimulacra2(original, answer) {
@@ -83,7 +49,7 @@ const stats = (xs) => {
 
 const dev = await startWorker({ root: ROOT, prefix: 'imgedge-autoq-', vars: { RATE_LIMIT_ANON_PER_MINUTE: '0' } })
 try {
-  const list = await images()
+  const list = await checkImages(SET)
   const formats = await (await fetch(`${dev.base}/api/formats`)).json()
   for (const format of FORMATS) {
     const defaults = formats.formats.find((f) => f.id === format).autoQuality
@@ -102,8 +68,9 @@ try {
       rows.push(row)
       console.error(`${format} ${image.name}: fixed ${row.fixed.bytes} B ${row.fixed.score.toFixed(1)}; ${targets.map((t) => `t${t} q${row.auto[t].quality} ${row.auto[t].bytes} B ${row.auto[t].score.toFixed(1)} (sample ${row.auto[t].sample})`).join('; ')}`)
     }
-    for (const set of ['tuned', 'held-out']) {
-      const these = rows.filter((r) => r.image.set === set)
+    // the defaults are calibrated on both sets together ('all')
+    for (const set of ['tuned', 'held-out', 'all']) {
+      const these = rows.filter((r) => set === 'all' || r.image.set === set)
       if (!these.length) continue
       const fixedBytes = these.reduce((s, r) => s + r.fixed.bytes, 0)
       const f = stats(these.map((r) => r.fixed.score))

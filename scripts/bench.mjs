@@ -31,6 +31,9 @@
 //                      merged into the last run's .cache/bench-results.json
 //   --delivery         only the delivery phase (GET /img: misses, cache hits and 304s at 1 and 16 clients; part of
 //                      every full and quick run), merged into the last run's .cache/bench-results.json
+//   --smart            only the smarter-compression phase (quality=auto against the default quality at 1 and 12 MP,
+//                      palette PNG against sharp's, max_bytes; part of every full and quick run), merged into the
+//                      last run's .cache/bench-results.json
 //   --corpus DIR       photos to make inputs from (default ../shared/corpus/photos; synthesised without)
 //   --timeout S        per-request timeout in seconds (default 300)
 
@@ -47,6 +50,7 @@ import { createScorer, matchQuality } from './lib/bench-quality.mjs'
 import { dur, fmt, kib, max, median, min, ms, pct, ratio, ratioChartSvg, spread, table } from './lib/bench-report.mjs'
 import { MOZJPEG_VARIANTS, NATIVE_JPEG_VARIANTS, exploreMozjpeg, exploreNativeJpeg, exploreTiering } from './lib/bench-explore.mjs'
 import { deliveryPhase, deliveryTable } from './lib/bench-delivery.mjs'
+import { smartPhase, smartSection } from './lib/bench-smart.mjs'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const CACHE = path.join(ROOT, '.cache')
@@ -66,7 +70,7 @@ const ISOLATE_MIB = 128
 // Command line
 
 function parseArgs(argv) {
-  const args = { quick: false, runs: null, only: null, allPhases: false, merge: false, docs: true, reportOnly: false, explore: false, delivery: false, corpus: path.resolve(ROOT, '..', 'shared', 'corpus', 'photos'), timeout: 300 }
+  const args = { quick: false, runs: null, only: null, allPhases: false, merge: false, docs: true, reportOnly: false, explore: false, delivery: false, smart: false, corpus: path.resolve(ROOT, '..', 'shared', 'corpus', 'photos'), timeout: 300 }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     const [name, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined]
@@ -81,6 +85,7 @@ function parseArgs(argv) {
       case '--report-only': args.reportOnly = true; break
       case '--explore': args.explore = true; break
       case '--delivery': args.delivery = true; break
+      case '--smart': args.smart = true; break
       case '--corpus': args.corpus = path.resolve(value()); break
       case '--timeout': args.timeout = Number(value()); break
       case '-h': case '--help': {
@@ -150,7 +155,8 @@ const mpOf = (input) => (input.width * input.height) / 1e6
 /** Copy what wrangler dev builds from into a temporary folder, so other people's edits do not reload it. */
 function snapshotTree() {
   const dir = tempDir('imgedge-bench-tree-')
-  for (const name of ['src', 'wasm', 'public', 'wrangler.toml', 'package.json', 'tsconfig.json', 'worker-configuration.d.ts']) {
+  // docs/memory-matrix.md is bundled as text (src/lib/measured-matrix.ts): without it the build fails.
+  for (const name of ['src', 'wasm', 'public', 'docs/memory-matrix.md', 'wrangler.toml', 'package.json', 'tsconfig.json', 'worker-configuration.d.ts']) {
     const from = path.join(ROOT, name)
     if (fs.existsSync(from)) fs.cpSync(from, path.join(dir, name), { recursive: true })
   }
@@ -196,6 +202,9 @@ async function post(server, input, query, { timeoutMs, memory = false }) {
     ms: wall,
     timings: parseServerTiming(response.headers.get('server-timing')),
     effort: response.headers.has('x-effort') ? Number(response.headers.get('x-effort')) : null,
+    quality: response.headers.has('x-quality') ? Number(response.headers.get('x-quality')) : null,
+    score: response.headers.has('x-score') ? Number(response.headers.get('x-score')) : null,
+    colors: response.headers.has('x-palette-colors') ? Number(response.headers.get('x-palette-colors')) : null,
     estimateMiB: estimate ? Number(estimate[1]) : problem?.estimateMiB ?? null,
     width: Number(response.headers.get('x-output-width')) || null,
     height: Number(response.headers.get('x-output-height')) || null,
@@ -845,6 +854,10 @@ function render(data) {
     out.push('')
   }
 
+  if (data.smart) {
+    out.push(smartSection(data.smart))
+  }
+
   // Sweep
   if (data.sweep.length) {
     out.push('## Effort sweep (through the API, 1 MP photo; PNG: the screenshot)')
@@ -937,6 +950,21 @@ async function writeDocs(data) {
 // ---------------------------------------------------------------------------------------------------
 // Main
 
+/** One phase run alone (--delivery, --smart) put into the last run's results, or kept beside them when there are none. */
+function mergePhase(phase, result, args) {
+  if (!fs.existsSync(RESULTS)) {
+    fs.mkdirSync(CACHE, { recursive: true })
+    fs.writeFileSync(path.join(CACHE, `bench-${phase}.json`), JSON.stringify(result, null, 1))
+    log(`no ${path.relative(ROOT, RESULTS)} to merge into: written to .cache/bench-${phase}.json, docs left alone`)
+    return
+  }
+  const data = JSON.parse(fs.readFileSync(RESULTS, 'utf8'))
+  data[phase] = result
+  data.meta.reruns = [...(data.meta.reruns ?? []), { date: new Date().toISOString(), command: `npm run bench -- --${phase}`, cases: [phase] }]
+  fs.writeFileSync(RESULTS, JSON.stringify(data, null, 1))
+  if (args.docs) return writeDocs(data)
+}
+
 async function main() {
   const args = parseArgs(process.argv.slice(2))
   if (args.reportOnly) {
@@ -950,23 +978,27 @@ async function main() {
     if (args.docs) await writeDocs(data)
     return
   }
-  if (args.delivery) {
-    const inputs = createInputs({ root: ROOT, corpusDir: fs.existsSync(args.corpus) ? args.corpus : null, log: (m) => log(`  ${m}`) })
-    const photo = fs.readFileSync((await inputs.get('jpeg:1')).file)
+  if (args.delivery || args.smart) {
+    const corpusDir = fs.existsSync(args.corpus) ? args.corpus : null
+    const inputs = createInputs({ root: ROOT, corpusDir, log: (m) => log(`  ${m}`) })
     const tree = snapshotTree()
-    const delivery = await deliveryPhase({ root: ROOT, cwd: tree, vars: VARS, photo, log, quick: args.quick })
-    console.log(`\n${deliveryTable(delivery)}`)
-    if (fs.existsSync(RESULTS)) {
-      const data = JSON.parse(fs.readFileSync(RESULTS, 'utf8'))
-      data.delivery = delivery
-      data.meta.reruns = [...(data.meta.reruns ?? []), { date: new Date().toISOString(), command: 'npm run bench -- --delivery', cases: ['delivery'] }]
-      fs.writeFileSync(RESULTS, JSON.stringify(data, null, 1))
-      if (args.docs) await writeDocs(data)
+    const phase = args.delivery ? 'delivery' : 'smart'
+    let result
+    if (args.delivery) {
+      const photo = fs.readFileSync((await inputs.get('jpeg:1')).file)
+      result = await deliveryPhase({ root: ROOT, cwd: tree, vars: VARS, photo, log, quick: args.quick })
+      console.log(`\n${deliveryTable(result)}`)
     } else {
-      fs.mkdirSync(CACHE, { recursive: true })
-      fs.writeFileSync(path.join(CACHE, 'bench-delivery.json'), JSON.stringify(delivery, null, 1))
-      log(`no ${path.relative(ROOT, RESULTS)} to merge into: written to .cache/bench-delivery.json, docs left alone`)
+      const server = await startServer(tree)
+      try {
+        result = await smartPhase({ root: ROOT, server, post, sharp: loadSharp(ROOT), inputs, corpusDir, timeoutMs: args.timeout * 1000, log, quick: args.quick })
+      } finally {
+        await server.stop()
+        removeTempDir(tree)
+      }
+      console.log(`\n${smartSection(result)}`)
     }
+    await mergePhase(phase, result, args)
     return
   }
   const started = Date.now()
@@ -1029,6 +1061,8 @@ async function main() {
       data.throughput = await throughputPhase(ctx)
       log('delivery (GET /img):')
       data.delivery = await deliveryPhase({ root: ROOT, cwd: tree, vars: VARS, photo: (await inputs.get('jpeg:1')).body, log, quick: args.quick })
+      log('smarter compression (quality=auto, palette PNG, max_bytes):')
+      data.smart = await smartPhase({ root: ROOT, server, post, sharp, inputs, corpusDir, timeoutMs: ctx.timeoutMs, log, quick: args.quick })
     }
     if (reloaded(server)) log('WARNING: the dev server reloaded during the run')
     await server.stop()

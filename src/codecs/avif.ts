@@ -27,7 +27,7 @@ export const avif: Codec = {
   lossy: true,
   lossless: true,
   alpha: true,
-  autoQuality: { target: 66, low: 15, high: 90 },
+  autoQuality: { target: 52, low: 15, high: 90 },
   options: {
     quality: qualityOption(50),
     lossless: losslessOption,

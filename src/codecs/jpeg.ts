@@ -28,7 +28,7 @@ export const jpeg: Codec = {
   lossless: false,
   alpha: false,
   orientsItself: true,
-  autoQuality: { target: 80, low: 20, high: 95 },
+  autoQuality: { target: 73, low: 20, high: 95 },
   options: {
     quality: qualityOption(80),
     effort: effortOption(4, 'libjpeg-turbo at 0-2 (baseline, optimised Huffman tables: fast, as sharp\'s default); MozJPEG at 3-7 (progressive, trellis quantisation: smaller files, 2-3x the time) and 8-9 (adds multipass trellis). Where MozJPEG does not fit the memory budget, libjpeg-turbo progressive.'),

@@ -45,7 +45,7 @@ export const webp: Codec = {
   lossy: true,
   lossless: true,
   alpha: true,
-  autoQuality: { target: 73, low: 20, high: 95 },
+  autoQuality: { target: 68, low: 20, high: 95 },
   options: {
     quality: qualityOption(80),
     lossless: losslessOption,
