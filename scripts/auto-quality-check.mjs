@@ -19,6 +19,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import sharp from 'sharp'
+import { scoreStats as stats } from './lib/bench-report.mjs'
 import { checkImages } from './lib/check-images.mjs'
 import { killStarted, startWorker } from './lib/devserver.mjs'
 
@@ -40,11 +41,6 @@ async function ssimulacra2(original, answer) {
   fs.writeFileSync(a, original)
   fs.writeFileSync(b, await sharp(answer).png().toBuffer())
   return Number(execFileSync(TOOL, [a, b], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim())
-}
-
-const stats = (xs) => {
-  const mean = xs.reduce((s, x) => s + x, 0) / xs.length
-  return { mean, sd: Math.sqrt(xs.reduce((s, x) => s + (x - mean) ** 2, 0) / xs.length), min: Math.min(...xs) }
 }
 
 const dev = await startWorker({ root: ROOT, prefix: 'imgedge-autoq-', vars: { RATE_LIMIT_ANON_PER_MINUTE: '0' } })
@@ -71,16 +67,16 @@ try {
     // the defaults are calibrated on both sets together ('all')
     for (const set of ['tuned', 'held-out', 'all']) {
       const these = rows.filter((r) => set === 'all' || r.image.set === set)
-      if (!these.length) continue
+      if (!these.length || (set === 'all' && SET !== 'all')) continue
       const fixedBytes = these.reduce((s, r) => s + r.fixed.bytes, 0)
       const f = stats(these.map((r) => r.fixed.score))
       const ms = (xs) => Math.round(xs.reduce((s, x) => s + x, 0) / xs.length)
-      console.log(`\n${format}, ${set} (${these.length} images): fixed quality ${formats.formats.find((x) => x.id === format).options.quality.default}: ${fixedBytes} B, score mean ${f.mean.toFixed(1)}, sd ${f.sd.toFixed(1)}, worst ${f.min.toFixed(1)}, ${ms(these.map((r) => r.fixed.ms))} ms`)
+      console.log(`\n${format}, ${set} (${these.length} images): fixed quality ${formats.formats.find((x) => x.id === format).options.quality.default}: ${fixedBytes} B, score mean ${f.mean.toFixed(1)}, sd ${f.sd.toFixed(1)}, worst ${f.worst.toFixed(1)}, ${ms(these.map((r) => r.fixed.ms))} ms`)
       for (const target of targets) {
         const bytes = these.reduce((s, r) => s + r.auto[target].bytes, 0)
         const a = stats(these.map((r) => r.auto[target].score))
         const q = these.map((r) => r.auto[target].quality)
-        console.log(`  auto target ${target}: ${(bytes / fixedBytes).toFixed(3)}x bytes, score mean ${a.mean.toFixed(1)}, sd ${a.sd.toFixed(1)}, worst ${a.min.toFixed(1)}, qualities ${Math.min(...q)}-${Math.max(...q)}, ${ms(these.map((r) => r.auto[target].ms))} ms`)
+        console.log(`  auto target ${target}: ${(bytes / fixedBytes).toFixed(3)}x bytes, score mean ${a.mean.toFixed(1)}, sd ${a.sd.toFixed(1)}, worst ${a.worst.toFixed(1)}, qualities ${Math.min(...q)}-${Math.max(...q)}, ${ms(these.map((r) => r.auto[target].ms))} ms`)
       }
     }
   }

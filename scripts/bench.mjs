@@ -98,6 +98,7 @@ function parseArgs(argv) {
   }
   if (args.runs !== null && !(Number.isInteger(args.runs) && args.runs >= 1)) fail('--runs must be a positive integer')
   if (args.merge && (!args.only || args.allPhases)) fail('--merge needs --only (and no --all-phases)')
+  if (args.delivery && args.smart) fail('--delivery and --smart each run alone: one at a time')
   return args
 }
 
@@ -984,19 +985,23 @@ async function main() {
     const tree = snapshotTree()
     const phase = args.delivery ? 'delivery' : 'smart'
     let result
-    if (args.delivery) {
-      const photo = fs.readFileSync((await inputs.get('jpeg:1')).file)
-      result = await deliveryPhase({ root: ROOT, cwd: tree, vars: VARS, photo, log, quick: args.quick })
-      console.log(`\n${deliveryTable(result)}`)
-    } else {
-      const server = await startServer(tree)
-      try {
-        result = await smartPhase({ root: ROOT, server, post, sharp: loadSharp(ROOT), inputs, corpusDir, timeoutMs: args.timeout * 1000, log, quick: args.quick })
-      } finally {
-        await server.stop()
-        removeTempDir(tree)
+    try {
+      if (args.delivery) {
+        const photo = fs.readFileSync((await inputs.get('jpeg:1')).file)
+        result = await deliveryPhase({ root: ROOT, cwd: tree, vars: VARS, photo, log, quick: args.quick })
+        console.log(`\n${deliveryTable(result)}`)
+      } else {
+        const server = await startServer(tree)
+        try {
+          result = await smartPhase({ root: ROOT, server, post, sharp: loadSharp(ROOT), inputs, corpusDir, timeoutMs: args.timeout * 1000, log, quick: args.quick })
+          if (reloaded(server)) log('WARNING: the dev server reloaded during the run')
+        } finally {
+          await server.stop()
+        }
+        console.log(`\n${smartSection(result)}`)
       }
-      console.log(`\n${smartSection(result)}`)
+    } finally {
+      removeTempDir(tree)
     }
     await mergePhase(phase, result, args)
     return

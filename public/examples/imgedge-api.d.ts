@@ -307,7 +307,7 @@ export interface operations {
                 format?: "jpeg" | "png" | "webp" | "avif" | "jpg" | "auto";
                 /** @description Lossy quality 1-100; defaults per format in /api/formats. With format=png: the palette's target (lossy PNG: the fewest colours that reach it). `auto`: the lowest quality whose output reaches a perceptual `target` (SSIMULACRA 2), searched per image on a sample of it (up to 6 trial encodes); `X-Quality` and `X-Score` say what was chosen. */
                 quality?: "auto" | number;
-                /** @description With quality=auto: the SSIMULACRA 2 score to reach (90 visually lossless, 80 very high, 70 high, 50 medium quality). Default per format in /api/formats (`autoQuality.target`), calibrated so photos cost on average the bytes of the default quality. */
+                /** @description With quality=auto: the SSIMULACRA 2 score to reach (90 visually lossless, 80 very high, 70 high, 50 medium quality). Default per format in /api/formats (`autoQuality.target`): for JPEG, WebP and AVIF calibrated to cost on average no more bytes than the default quality over a mixed set of photos and graphics, spent where the image needs them. */
                 target?: number;
                 /** @description Lossless encoding (PNG always; WebP and AVIF on request). */
                 lossless?: "0" | "1" | "true" | "false";

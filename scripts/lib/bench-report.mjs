@@ -9,6 +9,12 @@ export const median = (xs) => {
 export const min = (xs) => (xs.filter(Number.isFinite).length ? Math.min(...xs.filter(Number.isFinite)) : null)
 export const max = (xs) => (xs.filter(Number.isFinite).length ? Math.max(...xs.filter(Number.isFinite)) : null)
 
+/** Mean, standard deviation and lowest of a list of scores. */
+export const scoreStats = (xs) => {
+  const mean = xs.reduce((s, x) => s + x, 0) / xs.length
+  return { mean, sd: Math.sqrt(xs.reduce((s, x) => s + (x - mean) ** 2, 0) / xs.length), worst: Math.min(...xs) }
+}
+
 export const fmt = (n, digits = 0) => (n === null || n === undefined || !Number.isFinite(n) ? '–' : n.toFixed(digits))
 export const ms = (n) => (n === null || n === undefined ? '–' : n >= 10_000 ? `${(n / 1000).toFixed(1)} s` : `${Math.round(n)}`)
 /** A duration with its unit: "412 ms" or "16.2 s". */

@@ -11,16 +11,22 @@ import sharp from 'sharp'
 
 const PHOTOS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'corpus', 'photos')
 
-/** Film grain: Gaussian noise of sigma 6 levels on each channel, the same for every run (a fixed generator). */
-async function grain(input) {
+/**
+ * Film grain: Gaussian noise of `sigma` levels on each channel of an image (bytes sharp reads), the same for every run
+ * (a fixed generator); a PNG.
+ *
+ * @example
+ * const grainy = await filmGrain(await sharp(file).resize({ width: 800 }).png().toBuffer(), 6)
+ */
+export async function filmGrain(input, sigma) {
   const { data, info } = await sharp(input).removeAlpha().raw().toBuffer({ resolveWithObject: true })
   let seed = 12345
   const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32)
   for (let i = 0; i < data.length; i += 2) {
     const r = Math.sqrt(-2 * Math.log(random() + 1e-12))
     const t = 2 * Math.PI * random()
-    data[i] = Math.max(0, Math.min(255, Math.round(data[i] + 6 * r * Math.cos(t))))
-    if (i + 1 < data.length) data[i + 1] = Math.max(0, Math.min(255, Math.round(data[i + 1] + 6 * r * Math.sin(t))))
+    data[i] = Math.max(0, Math.min(255, Math.round(data[i] + sigma * r * Math.cos(t))))
+    if (i + 1 < data.length) data[i + 1] = Math.max(0, Math.min(255, Math.round(data[i + 1] + sigma * r * Math.sin(t))))
   }
   return sharp(data, { raw: info }).png().toBuffer()
 }
@@ -43,10 +49,9 @@ export async function checkImages(set) {
       const file = path.join(PHOTOS, f)
       const { width, height } = await sharp(file).rotate().toBuffer({ resolveWithObject: true }).then((r) => r.info)
       out.push({ set: 'held-out', name: `${f} crop`, png: await sharp(file).rotate().extract({ left: Math.floor((width - 1024) / 3), top: Math.floor((height - 1024) / 2), width: 1024, height: 1024 }).png().toBuffer() })
-      out.push({ set: 'held-out', name: `${f} grain 800`, png: await grain(await sharp(file).rotate().resize({ width: 800 }).png().toBuffer()) })
+      out.push({ set: 'held-out', name: `${f} grain 800`, png: await filmGrain(await sharp(file).rotate().resize({ width: 800 }).png().toBuffer(), 6) })
     }
     for (const f of wallpapers) out.push({ set: 'held-out', name: `${f} 1600`, png: await sharp(path.join(PHOTOS, f)).resize({ width: 1600 }).flatten({ background: '#ffffff' }).png().toBuffer() })
   }
   return out
 }
-

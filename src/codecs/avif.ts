@@ -41,7 +41,7 @@ export const avif: Codec = {
   },
   async encode(image, settings) {
     // libavif + libaom in the lean codec (wasm/lean/sink_avif.c); an alpha plane only for pixels that are not all opaque.
-    return leanCodec(encoderMemoryCap()).encodeAvif(image, avifSettings(settings, hasTransparency(image)))
+    return { bytes: leanCodec(encoderMemoryCap()).encodeAvif(image, avifSettings(settings, hasTransparency(image))) }
   },
 }
 

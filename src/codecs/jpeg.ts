@@ -47,6 +47,6 @@ export const jpeg: Codec = {
     )
   },
   async encode(image, settings) {
-    return leanCodec(encoderMemoryCap()).encodeJpeg(image, leanJpegSettings(settings))
+    return { bytes: leanCodec(encoderMemoryCap()).encodeJpeg(image, leanJpegSettings(settings)) }
   },
 }

@@ -74,6 +74,7 @@ export const png: Codec = {
     return capped(cap, header, () => leanFailure('libpng', () => leanCodec(cap).decodePng(bytes, header.width, header.height)))
   },
   async encode(image, { effort, palette }) {
-    return joinParts(leanCodec(encoderMemoryCap()).encodePng(image, pngSettings(effort), palette).parts)
+    const { parts, palette: made } = leanCodec(encoderMemoryCap()).encodePng(image, pngSettings(effort), palette)
+    return { bytes: joinParts(parts), palette: made }
   },
 }

@@ -1,8 +1,14 @@
 import { env } from 'cloudflare:workers'
-import { type LeanCodec, leanCodec, LeanFailure, MemoryCap } from '../../wasm'
+import { type LeanCodec, leanCodec, LeanFailure, MemoryCap, type PaletteResult } from '../../wasm'
 import { limitsOf } from '../env'
 import type { ImageHeader, InputFormat } from '../pipeline/sniff'
 
+
+/** An encoder's file, and for a lossy PNG the palette it made (the answer's X-Palette headers). */
+export interface EncodedImage {
+  bytes: Uint8Array
+  palette?: PaletteResult | undefined
+}
 export type OutputFormat = 'jpeg' | 'png' | 'webp' | 'avif'
 export type FormatId = InputFormat
 
@@ -54,15 +60,15 @@ export interface Codec {
   decode?: (bytes: Uint8Array, header: ImageHeader, scaleEighths?: number) => Promise<ImageData>
   /** The decoder applies the header's orientation itself (the JPEG decoder does, for EXIF). */
   orientsItself?: boolean
-  encode?: (image: ImageData, settings: EncodeSettings) => Promise<Uint8Array>
+  encode?: (image: ImageData, settings: EncodeSettings) => Promise<EncodedImage>
   /**
    * The effort actually used for an image of this many pixels: a codec whose CPU time grows steeply
    * with effort lowers it for large images so a request stays within the Workers CPU limit.
    */
   effortFor?: (requested: number, pixels: number) => number
   /**
-   * quality=auto (src/pipeline/auto-quality.ts): the default SSIMULACRA 2 `target`, calibrated so that over photos
-   * it costs the bytes of the default quality, and the qualities searched.
+   * quality=auto (src/pipeline/auto-quality.ts): the default SSIMULACRA 2 `target`, calibrated so that over a mixed
+   * set of images it costs no more bytes than the default quality (docs/benchmarks.md item 28), and the qualities searched.
    */
   autoQuality?: AutoQualityRange
 }

@@ -74,6 +74,6 @@ export const webp: Codec = {
   },
   async encode(image, settings) {
     // libwebp in the lean codec (the row pipeline fills the same encoder's planes from rows).
-    return leanCodec(encoderMemoryCap()).encodeWebpRgba(image, libwebpSettings(settings, image.width * image.height))
+    return { bytes: leanCodec(encoderMemoryCap()).encodeWebpRgba(image, libwebpSettings(settings, image.width * image.height)) }
   },
 }

@@ -118,7 +118,7 @@ export async function chooseQuality(sample: ImageData, format: OutputFormat, set
   return searchQuality({ ...settings.autoQuality!, start: settings.quality }, async (quality) => {
     let worst = Number.POSITIVE_INFINITY
     for (const { tile, alpha } of tiles) {
-      const encoded = await encodeImage(tile, format, { ...atQuality(settings, quality), turbo: plan.turbo })
+      const { bytes: encoded } = await encodeImage(tile, format, { ...atQuality(settings, quality), turbo: plan.turbo })
       const decoded = await decodeImage(encoded, { ...readHeader(encoded), fileBytes: encoded.length })
       worst = Math.min(worst, lean.score(tile, decoded, alpha))
     }

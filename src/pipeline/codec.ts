@@ -2,7 +2,7 @@ import { leanCodec, type LeanCodec } from '../../wasm'
 import { turboJpegSettings } from '../codecs/jpeg'
 import { CODECS, type FormatId, type OutputFormat } from '../codecs/registry'
 import { webpMethod } from '../codecs/webp'
-import { capped, DecodeFailure, decoderMemoryCap, type EncodeSettings, leanFailure } from '../codecs/types'
+import { capped, DecodeFailure, decoderMemoryCap, type EncodedImage, type EncodeSettings, leanFailure } from '../codecs/types'
 import { ApiError } from '../errors'
 import type { Stopwatch } from '../lib/stopwatch'
 import type { Route } from './limits'
@@ -40,7 +40,7 @@ function refuseTruncated(header: ImageHeader): void {
 }
 
 /** Step 6: encode with the codec's mapping of the common settings. A trap here is ours: 500 codec_failed. */
-export async function encodeImage(image: ImageData, format: OutputFormat, settings: EncodeSettings): Promise<Uint8Array> {
+export async function encodeImage(image: ImageData, format: OutputFormat, settings: EncodeSettings): Promise<EncodedImage> {
   try {
     return await CODECS[format].encode!(image, settings)
   } catch (error) {

@@ -153,8 +153,8 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
       const transformMs = await clock.lap()
 
       // 6. encode
-      const output = await encodeImage(image, format, { ...trial, turbo: plan.turbo })
-      pass = { output, size: { width: image.width, height: image.height }, timings: { decode: decodeMs, transform: transformMs, encode: await clock.lap() }, colourConverted: false }
+      const { bytes: output, palette } = await encodeImage(image, format, { ...trial, turbo: plan.turbo })
+      pass = { output, size: { width: image.width, height: image.height }, timings: { decode: decodeMs, transform: transformMs, encode: await clock.lap() }, colourConverted: false, palette }
     }
     if (pass.output !== undefined) pass.output = await withMetadata(pass.output, format, metadata)
     return pass

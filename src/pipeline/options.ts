@@ -30,7 +30,7 @@ export const CompressOptionsSchema = z.strictObject({
     .min(10)
     .max(95)
     .optional()
-    .openapi({ type: 'number', minimum: 10, maximum: 95, description: 'With quality=auto: the SSIMULACRA 2 score to reach (90 visually lossless, 80 very high, 70 high, 50 medium quality). Default per format in /api/formats (`autoQuality.target`), calibrated so photos cost on average the bytes of the default quality.' }),
+    .openapi({ type: 'number', minimum: 10, maximum: 95, description: 'With quality=auto: the SSIMULACRA 2 score to reach (90 visually lossless, 80 very high, 70 high, 50 medium quality). Default per format in /api/formats (`autoQuality.target`): for JPEG, WebP and AVIF calibrated to cost on average no more bytes than the default quality over a mixed set of photos and graphics, spent where the image needs them.' }),
   lossless: flag.optional().openapi({ description: 'Lossless encoding (PNG always; WebP and AVIF on request).' }),
   effort: z.coerce.number().int().min(0).max(9).optional().openapi({ type: 'integer', minimum: 0, maximum: 9, description: 'CPU effort 0-9, one scale over every encoder (default 4; AVIF capped by size).' }),
   width: dimension.optional().openapi({ description: 'Target width in pixels; resampled with Lanczos3 (colour weighted by alpha).' }),

@@ -32,7 +32,7 @@ const AUTO_QUALITY = {
   sample: `the output itself up to ${SAMPLE.tile * SAMPLE.count} px a side, else ${SAMPLE.count} x ${SAMPLE.count} tiles of ${SAMPLE.tile} px at full resolution, each encoded and scored on its own; the worst tile counts`,
   maxTrialEncodes: MAX_TRIES,
   choice: 'the lowest quality whose sample reaches the target; the highest allowed when none does',
-  calibration: 'each default target costs on average no more bytes than the default quality over 21 images (photos at 1600 px, full-resolution crops, grainy photos, wallpapers), with a narrower spread of scores: docs/benchmarks.md item 28',
+  calibration: 'JPEG, WebP and AVIF: the default target costs on average no more bytes than the default quality over 21 images (photos at 1600 px, full-resolution crops, grainy photos, wallpapers), with a narrower spread of scores (docs/benchmarks.md item 28); PNG\'s is not calibrated (its default is lossless)',
 }
 
 export const formats = new Hono<{ Bindings: Env }>().get('/', (c) => {

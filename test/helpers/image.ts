@@ -96,5 +96,5 @@ export function hasTransparency(image: ImageData): boolean {
 export function greyPng(width: number, height: number): Promise<Uint8Array> {
   const pixels = new Uint8ClampedArray(width * height * 4).fill(128)
   for (let i = 3; i < pixels.length; i += 4) pixels[i] = 255
-  return CODECS.png.encode!(new ImageData(pixels, width, height), { quality: 100, lossless: true, effort: 0 })
+  return CODECS.png.encode!(new ImageData(pixels, width, height), { quality: 100, lossless: true, effort: 0 }).then(({ bytes }) => bytes)
 }

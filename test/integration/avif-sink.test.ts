@@ -29,7 +29,7 @@ describe('AVIF from the row pipeline', () => {
       for (let x = 0; x < width; x++) data.set([(x * 255) / width, (y * 255) / height, 128 + 100 * Math.sin((x + y) / 300), 255], (y * width + x) * 4)
     }
     const source = new ImageData(data, width, height)
-    const jpeg = await CODECS.jpeg.encode!(source, { quality: 90, lossless: false, effort: 2, turbo: true })
+    const jpeg = await CODECS.jpeg.encode!(source, { quality: 90, lossless: false, effort: 2, turbo: true }).then(({ bytes }) => bytes)
     const res = await compress(jpeg, { format: 'avif' }, { contentType: 'image/jpeg' })
     const out = await decode(await okBytes(res))
     expect(estimate(res)).toBeLessThanOrEqual(120)

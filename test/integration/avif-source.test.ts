@@ -39,7 +39,7 @@ function rowPsnr(a: ImageData, b: ImageData): number[] {
 describe('AVIF input, band by band', () => {
   it('gives back every pixel of a lossless AVIF (4:4:4, with alpha) over several bands', async () => {
     const source = scene(300, 211, true)
-    const avif = await CODECS.avif.encode!(source, { quality: 100, lossless: true, effort: 0 })
+    const avif = await CODECS.avif.encode!(source, { quality: 100, lossless: true, effort: 0 }).then(({ bytes }) => bytes)
     expect(readHeader(avif).chroma).toBe('444')
     const out = await decode(await okBytes(await compress(avif, { format: 'png', effort: 0 }, { contentType: 'image/avif' })))
     expect([out.image.width, out.image.height]).toEqual([300, 211])
@@ -49,7 +49,7 @@ describe('AVIF input, band by band', () => {
   it('makes rows of a lossy 4:2:0 AVIF with no seam where one band of rows meets the next', async () => {
     // Smooth, so that every row is as hard to code as the next and a seam would stand out.
     const source = scene(320, 300, false, true)
-    const avif = await CODECS.avif.encode!(source, { quality: 80, lossless: false, effort: 4 })
+    const avif = await CODECS.avif.encode!(source, { quality: 80, lossless: false, effort: 4 }).then(({ bytes }) => bytes)
     expect(readHeader(avif).chroma).toBe('420')
     const out = await decode(await okBytes(await compress(avif, { format: 'png', effort: 0 }, { contentType: 'image/avif' })))
     const rows = rowPsnr(out.image, source)
@@ -64,7 +64,7 @@ describe('AVIF input, band by band', () => {
 describe('large AVIFs stream', () => {
   // 2880x1800 (5.2 MP): jSquash's decoder was estimated at 123 MiB for it alone.
   const source = scene(2880, 1800)
-  const avif = CODECS.avif.encode!(source, { quality: 60, lossless: false, effort: 0 })
+  const avif = CODECS.avif.encode!(source, { quality: 60, lossless: false, effort: 0 }).then(({ bytes }) => bytes)
 
   for (const [query, size] of [
     [{ format: 'jpeg' }, [2880, 1800]],

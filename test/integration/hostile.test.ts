@@ -264,7 +264,7 @@ describe('an AVIF that the decoder before needed far more memory for', () => {
     const random = H.prng(side)
     const data = new Uint8ClampedArray(side * side * 4)
     for (let i = 0; i < data.length; i++) data[i] = random() * 256
-    return CODECS.avif.encode!(new ImageData(data, side, side), { quality: 100, lossless: true, effort: 0 })
+    return CODECS.avif.encode!(new ImageData(data, side, side), { quality: 100, lossless: true, effort: 0 }).then(({ bytes }) => bytes)
   }
   const BIG_BODY = { MAX_INPUT_BYTES: String(16 * 1024 * 1024) }
 
@@ -414,7 +414,7 @@ describe('bodies over the limit', () => {
 describe('outputs too wide for the encoder', () => {
   /** A grey PNG of width x height, made with the project's own PNG encoder. */
   async function greyPng(width: number, height: number): Promise<Uint8Array> {
-    return CODECS.png.encode!(new ImageData(new Uint8ClampedArray(width * height * 4).fill(128), width, height), { quality: 100, lossless: true, effort: 0 })
+    return CODECS.png.encode!(new ImageData(new Uint8ClampedArray(width * height * 4).fill(128), width, height), { quality: 100, lossless: true, effort: 0 }).then(({ bytes }) => bytes)
   }
   const CASES: Array<[string, number, number, Query]> = [
     ['a 16384x1 PNG to WebP (WebP stores 14-bit sizes)', 16384, 1, { format: 'webp' }],

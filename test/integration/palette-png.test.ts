@@ -65,6 +65,17 @@ describe('format=png with quality: a palette', () => {
     expect(pixel(out.image, 56, 8).slice(0, 3)).toEqual([128, 128, 128])
   })
 
+  it('an animated WebP (its first frame, decoded whole): indexed, its palette said as for a still', async () => {
+    const res = await compress(fixture('anim.webp'), { format: 'png', quality: 80 }, { contentType: 'image/webp' })
+    const body = await okBytes(res)
+    expect(colourType(body)).toBe(3)
+    expect(Number(res.headers.get('x-frames-dropped'))).toBe(5)
+    const colours = Number(res.headers.get('x-palette-colors'))
+    expect(colours).toBeGreaterThan(1)
+    expect(paletteEntries(body)).toBeLessThanOrEqual(colours)
+    expect(res.headers.has('x-palette-quality')).toBe(true)
+  })
+
   it('max_bytes on PNG lowers the palette until the answer fits', async () => {
     const lossless = await okBytes(await compress(fixture('photo.png'), { format: 'png', effort: 0 }, png))
     const limit = Math.floor(lossless.length / 3)

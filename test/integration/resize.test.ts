@@ -53,7 +53,7 @@ describe('resize', () => {
     const pixels = new Uint8ClampedArray(40 * 40 * 4)
     for (let i = 0; i < 40 * 40; i++) pixels.set((i % 40) < 20 ? [255, 0, 0, 255] : [0, 255, 0, 1], i * 4)
     const source = new ImageData(pixels, 40, 40)
-    const png = await CODECS.png.encode!(source, { quality: 100, lossless: true, effort: 0 })
+    const png = await CODECS.png.encode!(source, { quality: 100, lossless: true, effort: 0 }).then(({ bytes }) => bytes)
     const { image: output } = await decode(await okBytes(await compress(png, { format: 'png', width: 25 })))
     expect([output.width, output.height]).toEqual([25, 25])
     const score = psnr(await referenceResize(source, 25, 25, true), output, { alpha: true })

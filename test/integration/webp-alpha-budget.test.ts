@@ -14,7 +14,7 @@ async function rgba(opaque: boolean): Promise<Uint8Array> {
   const [width, height] = [2304, 1728]
   const pixels = new Uint8ClampedArray(width * height * 4)
   for (let i = 0; i < width * height; i++) pixels.set([40, 120, 200, opaque || i % width < width / 2 ? 255 : 0], i * 4)
-  return CODECS.png.encode!(new ImageData(pixels, width, height), { quality: 100, lossless: true, effort: 0 })
+  return CODECS.png.encode!(new ImageData(pixels, width, height), { quality: 100, lossless: true, effort: 0 }).then(({ bytes }) => bytes)
 }
 
 describe('WebP of an image with transparency, within the memory budget', () => {

@@ -35,7 +35,7 @@ let large: Promise<{ source: ImageData; webp: Uint8Array }> | undefined
 const largeWebp = () =>
   (large ??= (async () => {
     const source = drawing(WIDTH, HEIGHT)
-    const webp = await CODECS.webp.encode!(source, { quality: 90, lossless: false, effort: 4 })
+    const webp = await CODECS.webp.encode!(source, { quality: 90, lossless: false, effort: 4 }).then(({ bytes }) => bytes)
     return { source, webp }
   })())
 
@@ -111,7 +111,7 @@ describe('broken and lying WebPs', () => {
 describe('WebP pixels', () => {
   it('decodes a lossless WebP with alpha exactly as an independent decoder does', async () => {
     const source = (await decode(fixture('basn6a08.png'))).image
-    const webp = await CODECS.webp.encode!(source, { quality: 100, lossless: true, effort: 4 })
+    const webp = await CODECS.webp.encode!(source, { quality: 100, lossless: true, effort: 4 }).then(({ bytes }) => bytes)
     const header = readHeader(webp)
     expect(header).toMatchObject({ format: 'webp', hasAlpha: true, lossless: true })
     const ours = await CODECS.webp.decode!(webp, header)
