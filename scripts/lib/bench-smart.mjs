@@ -42,7 +42,7 @@ export async function smartPhase({ root, server, post, sharp, inputs, corpusDir,
   const cacheDir = path.join(root, '.cache', 'bench-inputs')
   fs.mkdirSync(cacheDir, { recursive: true })
   const defaults = Object.fromEntries((await (await fetch(`${server.base}/api/formats`)).json()).formats.map((f) => [f.id, f.options?.quality?.default]))
-  // (--quick: two photos at 1 MP and the screenshot's palette only)
+  // (--quick: two photos at 1 MP in JPEG and WebP, and the screenshot's palette only)
   const sets = [{ set: '1 MP', photos: await inputs.photoSet({ limit: quick ? 2 : Infinity }) }]
   if (!quick) {
     const big = [await inputs.get('jpeg:12')]
@@ -63,7 +63,7 @@ export async function smartPhase({ root, server, post, sharp, inputs, corpusDir,
       photo.body ??= fs.readFileSync(photo.file)
       const reference = await scorer.rgba(photo.body)
       const name = photo.name ?? `${path.basename(photo.source ?? photo.file)} (${set})`
-      for (const format of FORMATS) {
+      for (const format of quick ? ['jpeg', 'webp'] : FORMATS) {
         const fixed = await send(photo, { format })
         const chosen = fixed && (await send(photo, { format, quality: 'auto' }))
         if (!chosen) continue
