@@ -37,6 +37,11 @@ const ConfigSchema = z.object({
   MAX_OUTPUT_PIXELS: positiveInt.default(16_000_000),
   /** Peak memory, in MiB, one conversion may be estimated to need (see MEMORY_MODEL); the isolate has 128 MB. */
   MEMORY_BUDGET_MIB: positiveInt.default(120),
+  /**
+   * The CPU time, in ms, a request may use: wrangler.toml's `limits.cpu_ms` (the platform kills a request past it).
+   * max_bytes stops trying lower qualities before its trials would take the conversion past 80 % of it.
+   */
+  CPU_LIMIT_MS: positiveInt.default(30_000),
   /** Longest wait, in ms, for this isolate's single conversion slot before answering 503. */
   QUEUE_TIMEOUT_MS: positiveInt.default(20_000),
   /**
@@ -76,6 +81,7 @@ export interface Limits {
   maxInputPixels: number
   maxOutputPixels: number
   memoryBudgetMiB: number
+  cpuLimitMs: number
   queueTimeoutMs: number
   bodyTimeoutMs: number
   /** Browser origins allowed to call the API; `['*']` allows any. */
@@ -97,6 +103,7 @@ export const limitsOf = perEnv((env: Partial<Record<keyof Config, unknown>>): Li
     maxInputPixels: config.MAX_INPUT_PIXELS,
     maxOutputPixels: config.MAX_OUTPUT_PIXELS,
     memoryBudgetMiB: config.MEMORY_BUDGET_MIB,
+    cpuLimitMs: config.CPU_LIMIT_MS,
     queueTimeoutMs: config.QUEUE_TIMEOUT_MS,
     bodyTimeoutMs: config.BODY_TIMEOUT_MS,
     corsOrigins: config.CORS_ORIGINS,

@@ -25,7 +25,7 @@ export const ERRORS = {
   unsupported_media_type: { status: 415, title: 'Unsupported request Content-Type', when: 'a Content-Type other than `image/*`, `application/octet-stream` or `multipart/form-data`' },
   unsupported_format: { status: 415, title: 'Unsupported image format', when: 'the bytes are not JPEG, PNG, WebP, AVIF or GIF (`detected` names what they are)' },
   image_too_large: { status: 422, title: 'Image dimensions over the limit', when: 'header dimensions over `MAX_INPUT_PIXELS`, a planned output over `MAX_OUTPUT_PIXELS`, or an output side over the format\'s maximum (WebP 16383, JPEG 65500)' },
-  max_bytes_unreachable: { status: 422, title: 'Size target unreachable', when: 'no quality makes the answer `max_bytes` or smaller (quality 1 is still larger, or the output is lossless); has `limit`' },
+  max_bytes_unreachable: { status: 422, title: 'Size target unreachable', when: 'no quality makes the answer `max_bytes` or smaller (quality 1 is still larger, the output is lossless, or none of the qualities tried before the CPU limit fits); has `limit`' },
   operation_too_large: { status: 422, title: 'Operation over the memory budget', when: 'the conversion\'s estimated memory is over `MEMORY_BUDGET_MIB`; has `limit` and `estimateMiB`' },
   corrupt_image: { status: 422, title: 'Image could not be decoded', when: 'the header is broken, a PNG chunk\'s CRC-32 checksum does not match, a JPEG ends before its end-of-image marker or has more than 1000 scans, a GIF frame is larger than its screen, or the decoder rejected the data or needed more than the memory budget' },
   rate_limited: { status: 429, title: 'Rate limit exceeded', when: 'over the client\'s compress quota; has `Retry-After` and the RateLimit headers' },

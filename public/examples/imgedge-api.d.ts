@@ -325,7 +325,7 @@ export interface operations {
                 background?: string;
                 /** @description PNG only: a palette of at most this many colours (lossy PNG; with `quality`, the fewest that reach it). */
                 colors?: number;
-                /** @description Largest answer in bytes: the quality (given or default) is lowered to the highest that fits, by bisection (up to 7 more encodes); 422 max_bytes_unreachable when none does. Lossy outputs only; `X-Quality` says the quality used. */
+                /** @description Largest answer in bytes: the quality (given or default) is lowered to the highest that fits, by bisection (up to 7 more encodes, none started that would take the conversion past 80 % of CPU_LIMIT_MS); 422 max_bytes_unreachable when none tried fits. Lossy outputs only; `X-Quality` says the quality used. */
                 max_bytes?: number;
                 /** @description What the answer carries besides pixels: `none`; `copyright` (EXIF Artist and Copyright); `keep` (EXIF with orientation 1, XMP, and an RGB ICC profile, the pixels then left in its colours). Read from JPEG, PNG and still WebP inputs. */
                 metadata?: "none" | "copyright" | "keep";
@@ -551,7 +551,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `image_too_large`: header dimensions over `MAX_INPUT_PIXELS`, a planned output over `MAX_OUTPUT_PIXELS`, or an output side over the format's maximum (WebP 16383, JPEG 65500); `max_bytes_unreachable`: no quality makes the answer `max_bytes` or smaller (quality 1 is still larger, or the output is lossless); has `limit`; `operation_too_large`: the conversion's estimated memory is over `MEMORY_BUDGET_MIB`; has `limit` and `estimateMiB`; `corrupt_image`: the header is broken, a PNG chunk's CRC-32 checksum does not match, a JPEG ends before its end-of-image marker or has more than 1000 scans, a GIF frame is larger than its screen, or the decoder rejected the data or needed more than the memory budget */
+            /** @description `image_too_large`: header dimensions over `MAX_INPUT_PIXELS`, a planned output over `MAX_OUTPUT_PIXELS`, or an output side over the format's maximum (WebP 16383, JPEG 65500); `max_bytes_unreachable`: no quality makes the answer `max_bytes` or smaller (quality 1 is still larger, the output is lossless, or none of the qualities tried before the CPU limit fits); has `limit`; `operation_too_large`: the conversion's estimated memory is over `MEMORY_BUDGET_MIB`; has `limit` and `estimateMiB`; `corrupt_image`: the header is broken, a PNG chunk's CRC-32 checksum does not match, a JPEG ends before its end-of-image marker or has more than 1000 scans, a GIF frame is larger than its screen, or the decoder rejected the data or needed more than the memory budget */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -850,7 +850,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `image_too_large`: header dimensions over `MAX_INPUT_PIXELS`, a planned output over `MAX_OUTPUT_PIXELS`, or an output side over the format's maximum (WebP 16383, JPEG 65500); `max_bytes_unreachable`: no quality makes the answer `max_bytes` or smaller (quality 1 is still larger, or the output is lossless); has `limit`; `operation_too_large`: the conversion's estimated memory is over `MEMORY_BUDGET_MIB`; has `limit` and `estimateMiB`; `corrupt_image`: the header is broken, a PNG chunk's CRC-32 checksum does not match, a JPEG ends before its end-of-image marker or has more than 1000 scans, a GIF frame is larger than its screen, or the decoder rejected the data or needed more than the memory budget */
+            /** @description `image_too_large`: header dimensions over `MAX_INPUT_PIXELS`, a planned output over `MAX_OUTPUT_PIXELS`, or an output side over the format's maximum (WebP 16383, JPEG 65500); `max_bytes_unreachable`: no quality makes the answer `max_bytes` or smaller (quality 1 is still larger, the output is lossless, or none of the qualities tried before the CPU limit fits); has `limit`; `operation_too_large`: the conversion's estimated memory is over `MEMORY_BUDGET_MIB`; has `limit` and `estimateMiB`; `corrupt_image`: the header is broken, a PNG chunk's CRC-32 checksum does not match, a JPEG ends before its end-of-image marker or has more than 1000 scans, a GIF frame is larger than its screen, or the decoder rejected the data or needed more than the memory budget */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -29,6 +29,8 @@ export interface EncodeSettings {
   palette?: { colours: number; quality: number } | undefined
   /** quality=auto: `quality` is where the search starts; it looks for the lowest whose sample scores `target` or more. */
   autoQuality?: AutoQualityRange | undefined
+  /** max_bytes: after the first pass, lower qualities are tried until the answer is this many bytes or fewer. */
+  fitTo?: number | undefined
 }
 
 /** A documented option of a format, as published by /api/formats. */

@@ -63,7 +63,7 @@ function reason(error: unknown): string {
 /** Resolve quality/lossless/effort against the format's defaults and reject options it cannot use. */
 export function encodeSettings(
   format: OutputFormat,
-  options: { quality?: number | 'auto' | undefined; target?: number | undefined; lossless?: boolean | undefined; effort?: number | undefined; colors?: number | undefined },
+  options: { quality?: number | 'auto' | undefined; target?: number | undefined; lossless?: boolean | undefined; effort?: number | undefined; colors?: number | undefined; max_bytes?: number | undefined },
   pixels: number,
   explicitFormat: boolean,
 ): EncodeSettings {
@@ -97,6 +97,7 @@ export function encodeSettings(
     effort: codec.effortFor ? codec.effortFor(effort, pixels) : effort,
     ...(palette ? { palette: { colours: options.colors ?? 256, quality } } : {}),
     ...(searched ? { autoQuality: { ...codec.autoQuality!, target: options.target ?? codec.autoQuality!.target } } : {}),
+    ...(options.max_bytes !== undefined ? { fitTo: options.max_bytes } : {}),
   }
 }
 

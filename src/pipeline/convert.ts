@@ -25,10 +25,16 @@ interface Pass {
   palette?: PaletteResult | undefined
 }
 
+/** The share of CPU_LIMIT_MS a conversion's encodes may reach before max_bytes stops trying (parsing, answering). */
+const CPU_SHARE = 0.8
+
 /**
  * max_bytes, as imgproxy's: the quality given (or the format's default) is lowered, by bisection over the qualities
  * below it, to the highest whose answer fits `maxBytes`; each try is a full encode (at most 7 more), and the timings
  * add up. A lossless output cannot be lowered: 422 max_bytes_unreachable, as when quality 1 does not fit either.
+ * Each try is expected to take as long as the longest so far; one that would take the conversion (`spentMs` before the
+ * first pass, then every pass) past CPU_SHARE of `cpuLimitMs` is not started: the best fitting answer so far is the
+ * answer, and without one, 422 max_bytes_unreachable (a 12 MP PNG's palette tries took 32 s in all, over cpu_ms).
  */
 async function fitInto(
   maxBytes: number,
@@ -37,6 +43,7 @@ async function fitInto(
   first: Pass,
   encodeAt: (trial: EncodeSettings, giveUpAt: number | undefined) => Promise<Pass>,
   explicitLossless: boolean,
+  { spentMs, cpuLimitMs }: { spentMs: number; cpuLimitMs: number },
 ): Promise<{ pass: Pass; quality: number }> {
   const fits = (pass: Pass) => pass.output !== undefined && byteLength(pass.output) <= maxBytes
   if (fits(first)) return { pass: first, quality: settings.quality }
@@ -47,11 +54,23 @@ async function fitInto(
   const at = (quality: number): EncodeSettings =>
     palette ? { ...settings, lossless: false, quality, palette: { colours: palette.colours, quality } } : { ...settings, quality }
   const timings = { ...first.timings }
+  const took = (pass: Pass) => pass.timings.decode + pass.timings.transform + pass.timings.encode
+  let spent = spentMs + took(first)
+  let last = took(first)
   let best: { pass: Pass; quality: number } | undefined
   let smallest = byteLength(first.output ?? [])
+  let outOfTime = false
   for (let low = 1, high = palette ? palette.highest : settings.quality - 1; low <= high; ) {
+    if (spent + last > CPU_SHARE * cpuLimitMs) {
+      outOfTime = true
+      break
+    }
     const quality = (low + high) >> 1
+    // (no try gives up early once over maxBytes: a sink that stops part-way leaves its lean instance spent, and the
+    // next try would take a new one beside it: 12 MP PNG palette tries measured 63 -> 77 MiB)
     const pass = await encodeAt(at(quality), undefined)
+    last = Math.max(last, took(pass))
+    spent += took(pass)
     for (const step of ['decode', 'transform', 'encode'] as const) timings[step] += pass.timings[step]
     smallest = Math.min(smallest, byteLength(pass.output ?? []))
     if (fits(pass)) {
@@ -59,6 +78,7 @@ async function fitInto(
       low = quality + 1
     } else high = quality - 1
   }
+  if (!best && outOfTime) throw unreachable(`the smallest of the qualities tried within the CPU limit (${cpuLimitMs} ms, CPU_LIMIT_MS) is ${smallest} bytes`)
   if (!best) throw unreachable(`at quality 1 it is ${smallest} bytes`)
   return { pass: { ...best.pass, timings }, quality: best.quality }
 }
@@ -178,7 +198,7 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
   // (with max_bytes the sink never gives up early: the input may be over the target too)
   let pass = await encodeAt(settings, unchanged && options.max_bytes === undefined ? candidateBytes : undefined)
   let quality = settings.quality
-  if (options.max_bytes !== undefined) ({ pass, quality } = await fitInto(options.max_bytes, format, settings, pass, encodeAt, options.lossless === true))
+  if (options.max_bytes !== undefined) ({ pass, quality } = await fitInto(options.max_bytes, format, settings, pass, encodeAt, options.lossless === true, { spentMs: searchMs, cpuLimitMs: limits.cpuLimitMs }))
   const { output, size, palette } = pass
   // quality=auto's search (sample, trial encodes, scores) counts as encoding
   const timings = { ...pass.timings, encode: pass.timings.encode + searchMs }

@@ -154,6 +154,13 @@ export const MEMORY_MODEL = {
      * pixel scored, taken while no sink holds anything: the whole output up to 576 x 576, else one 192 px tile at a time.
      */
     scorePerMP: 88,
+    /**
+     * The passes that a lossy PNG's quality=auto search and a PNG's max_bytes tries add: each a palette built and a file
+     * written, whose parts stay JavaScript garbage until V8 collects them (npm run memory, 2026-11-26: quality=auto 4 MP
+     * 44.8 MiB against 43 without this; max_bytes, a lossless first pass then palette tries, 4 MP 45.1 against 36 and
+     * 12 MP 53.1-66.7 against 51, as many tries as the CPU limit let run).
+     */
+    pngPassesMiB: { search: 4, fit: 16 },
     sink: {
       jpeg: { baseMiB: 2, perMP: 3.4 },
       jpegBaseline: { baseMiB: 2, perMP: 0.8 },
@@ -216,6 +223,8 @@ export interface ConversionPlan {
   lossless: boolean
   /** quality=auto: the sample is scored before the encode (`searchMiB`). */
   autoQuality: boolean
+  /** max_bytes: lower qualities may be tried after the first pass (a PNG's: `rows.pngPassesMiB.fit`). */
+  fitTo: boolean
   /**
    * libwebp's low_memory mode (no token buffer: about 1.4 MiB less per MP, twice the encode time), for a
    * lossy WebP from the row pipeline whose plan does not fit without it.
@@ -256,6 +265,7 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
     padded: resize.width !== canvas.width || resize.height !== canvas.height,
     lossless: settings.lossless,
     autoQuality: settings.autoQuality !== undefined,
+    fitTo: settings.fitTo !== undefined,
     bufferedJpeg: format === 'jpeg',
     lowMemoryWebp: false,
   })
@@ -399,7 +409,8 @@ function rowsLeanMiB(plan: ConversionPlan, progressive: number): number {
     : r.sink[plan.format as 'jpeg' | 'webp' | 'png']
   const answer = mayAnswerWithInput(plan) ? (r.answerPerFileMiB + (plan.format === 'png' ? r.sink.png.perFileMiB : 0)) * fileMiB : 0
   const colour = (header.colour === 'srgb' ? 0 : r.colourMiB) + (plan.format === 'png' && !plan.lossless ? r.paletteMiB : 0)
-  return r.baseMiB + file + answer + source + turned + resize + colour + sink.baseMiB + sink.perMP * outMP
+  const passes = plan.format === 'png' ? (plan.autoQuality ? r.pngPassesMiB.search : 0) + (plan.fitTo ? r.pngPassesMiB.fit : 0) : 0
+  return r.baseMiB + file + answer + source + turned + resize + colour + passes + sink.baseMiB + sink.perMP * outMP
 }
 
 /**

@@ -55,7 +55,7 @@ export const CompressOptionsSchema = z.strictObject({
     .min(100)
     .max(100 * 1024 * 1024)
     .optional()
-    .openapi({ type: 'integer', minimum: 100, description: 'Largest answer in bytes: the quality (given or default) is lowered to the highest that fits, by bisection (up to 7 more encodes); 422 max_bytes_unreachable when none does. Lossy outputs only; `X-Quality` says the quality used.' }),
+    .openapi({ type: 'integer', minimum: 100, description: 'Largest answer in bytes: the quality (given or default) is lowered to the highest that fits, by bisection (up to 7 more encodes, none started that would take the conversion past 80 % of CPU_LIMIT_MS); 422 max_bytes_unreachable when none tried fits. Lossy outputs only; `X-Quality` says the quality used.' }),
   metadata: z
     .enum(['none', 'copyright', 'keep'])
     .default('none')

@@ -60,6 +60,7 @@ export const formats = new Hono<{ Bindings: Env }>().get('/', (c) => {
       maxOutputPixels: limits.maxOutputPixels,
       maxDimension: 16384,
       memoryBudgetMiB: limits.memoryBudgetMiB,
+      cpuLimitMs: limits.cpuLimitMs,
       memoryModel: MEMORY_MODEL,
       avifEffortCaps: publishedCaps(AVIF_EFFORT_CAPS),
       pngEffortCaps: publishedCaps(PNG_EFFORT_CAPS),

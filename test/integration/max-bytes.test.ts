@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { compress, expectProblem, okBytes } from '../helpers/api'
 import { fixture } from '../helpers/fixtures'
 import { decode } from '../helpers/image'
+import { callWorker } from '../helpers/worker'
 
 const jpeg = { contentType: 'image/jpeg' }
 
@@ -45,6 +46,22 @@ describe('max_bytes lowers the quality to the highest that fits', () => {
     const answer = await res.json<{ quality: number; output: { bytes: number } }>()
     expect(answer.output.bytes).toBeLessThanOrEqual(15_000)
     expect(answer.quality).toBeLessThan(80)
+  })
+})
+
+describe('max_bytes keeps within the CPU limit', () => {
+  const fitting = (limit: number, vars: Record<string, string> = {}) =>
+    callWorker(`/api/compress?format=webp&effort=0&max_bytes=${limit}`, { method: 'POST', body: fixture('photo.jpg'), headers: { 'Content-Type': 'image/jpeg' } }, vars)
+
+  it('tries no lower quality that would take the conversion past 80 % of CPU_LIMIT_MS: 422 when the first answer is over the target', async () => {
+    const plain = await okBytes(await compress(fixture('photo.jpg'), { format: 'webp', effort: 0 }, jpeg))
+    const limit = Math.floor(plain.length * 0.6)
+    expect((await fitting(limit)).status).toBe(200) // with the default limit, lower qualities are tried and one fits
+    const body = await expectProblem(await fitting(limit, { CPU_LIMIT_MS: '1' }), 'max_bytes_unreachable', 422)
+    expect(body.detail).toMatch(/CPU limit \(1 ms, CPU_LIMIT_MS\)/)
+    expect(body.limit).toBe(limit)
+    // an answer that already fits needs no try
+    expect((await fitting(plain.length + 1000, { CPU_LIMIT_MS: '1' })).status).toBe(200)
   })
 })
 

@@ -258,7 +258,7 @@ const MEASURED: Array<[Input, OutputFormat, Size, number | undefined, number, bo
   ['jpeg', 'png', 12, 1600, 35.7, false, 2.0],
 ]
 
-function planOf(input: Input, format: OutputFormat, mp: Size, width: number | undefined, lifted: boolean, fileMiB?: number, options: { lossless?: boolean } = {}) {
+function planOf(input: Input, format: OutputFormat, mp: Size, width: number | undefined, lifted: boolean, fileMiB?: number, options: { lossless?: boolean; quality?: number | 'auto'; max_bytes?: number } = {}) {
   const [w, h] = typeof mp === 'number' ? SIZES[mp] : mp
   const limits = { ...limitsOf(env), ...(lifted ? { memoryBudgetMiB: 100_000 } : {}) }
   const geometry = planGeometry(w, h, { width, height: undefined, fit: 'inside', enlarge: false })
@@ -286,6 +286,27 @@ describe('memory model', () => {
       const plan = planOf('pnga', 'webp', size, undefined, true, fileMiB)
       const lifted = { ...limitsOf(env), memoryBudgetMiB: 100_000 }
       expect(checkAlphaPlane(plan, encodeSettings('webp', {}, plan.width * plan.height, true), true, estimateMiB(plan), lifted)).toBeGreaterThanOrEqual(measured)
+    })
+  }
+
+  // quality=auto and max_bytes (`npm run memory -- --only jpeg:12@quality=auto,...`, 2026-11-26; the grained Wood JPEG):
+  // the search before the encode, and the tries after it.
+  const PASSES: ReadonlyArray<readonly [OutputFormat, 1 | 4 | 12 | 16, { quality?: 'auto'; max_bytes?: number }, number, number]> = [
+    ['jpeg', 12, { quality: 'auto' }, 71.1, 2.0],
+    ['webp', 12, { quality: 'auto' }, 72.6, 2.0],
+    ['avif', 12, { quality: 'auto' }, 83.1, 2.0],
+    ['png', 1, { quality: 'auto' }, 36.4, 0.19],
+    ['png', 4, { quality: 'auto' }, 44.8, 0.7],
+    ['png', 12, { quality: 'auto' }, 39.1, 2.0],
+    ['jpeg', 12, { max_bytes: 500_000 }, 64.4, 2.0],
+    ['webp', 12, { max_bytes: 300_000 }, 67.6, 2.0],
+    ['avif', 12, { max_bytes: 60_000 }, 78.6, 2.0],
+    ['png', 4, { max_bytes: 1_000_000 }, 45.1, 0.7],
+    ['png', 12, { max_bytes: 3_000_000 }, 66.7, 2.0],
+  ]
+  for (const [format, mp, options, measured, fileMiB] of PASSES) {
+    it(`estimates at least the measured ${measured} MiB for a ${mp} MP JPEG to ${format} with ${Object.entries(options).map(([k, v]) => `${k}=${v}`).join('&')}`, () => {
+      expect(estimateMiB(planOf('jpeg', format, mp, undefined, false, fileMiB, options))).toBeGreaterThanOrEqual(measured)
     })
   }
 
