@@ -1,6 +1,7 @@
 import { leanCodec, type SampleSpans } from '../../wasm'
 import { CODECS, type OutputFormat } from '../codecs/registry'
 import { decoderMemoryCap, type EncodeSettings } from '../codecs/types'
+import { Stopwatch } from '../lib/stopwatch'
 import { atQuality, decodeImage, encodeImage } from './codec'
 import { readHeader } from './sniff'
 import { hasTransparency } from './transform'
@@ -37,6 +38,13 @@ export const sampleSpansOf = ({ width, height }: { width: number; height: number
 /** At most this many trial encodes of the sample (each also decoded and scored). */
 export const MAX_TRIES = 6
 
+/**
+ * The share of CPU_LIMIT_MS the search may take: a try that would take it further is not started. The encode after it
+ * is kept under about half of cpu_ms by the effort caps (src/codecs/effort-caps.ts); an AVIF at effort 9 of a 320 px
+ * photo took 37 s with six tries before this (past cpu_ms, which kills the request on Workers).
+ */
+export const SEARCH_SHARE = 0.3
+
 /** Score points per quality step assumed before two tries give a slope (SSIMULACRA 2 over libjpeg-style scales). */
 const SLOPE = 0.7
 
@@ -50,7 +58,8 @@ export interface AutoQuality {
  * The lowest quality in `low`-`high` whose score reaches `target`, found from `start` (the format's default quality) with
  * at most MAX_TRIES calls of `scoreAt`: steps by the assumed slope until the target is bracketed, then interpolates
  * inside the bracket until it is one quality wide. A score rises with quality, nearly but not exactly; where no tried
- * quality reaches the target, the highest allowed is chosen.
+ * quality reaches the target, the highest allowed is chosen. `outOfTime` is asked before each try after the first: once
+ * it says so, the lowest quality tried that reaches the target is chosen, else the highest tried.
  *
  * @example
  * await searchQuality({ low: 20, high: 95, start: 80, target: 70 }, (q) => scoreOf(encode(sample, q))) // { quality: 72, score: 70.4 }
@@ -58,6 +67,7 @@ export interface AutoQuality {
 export async function searchQuality(
   { low, high, start, target }: { low: number; high: number; start: number; target: number },
   scoreAt: (quality: number) => Promise<number>,
+  outOfTime: () => boolean = () => false,
 ): Promise<AutoQuality> {
   const scores = new Map<number, number>()
   let below: number | undefined // highest quality tried that misses the target
@@ -82,12 +92,15 @@ export async function searchQuality(
       next = Math.min(high, below! + Math.max(2, Math.ceil((target - score) / SLOPE)))
     }
     if (scores.has(next)) break
+    if (outOfTime()) return chosenOf(scores, above ?? Math.max(...scores.keys()))
     quality = next
   }
   const chosen = above ?? high
-  if (!scores.has(chosen)) scores.set(chosen, await scoreAt(chosen))
-  return { quality: chosen, score: Math.round(scores.get(chosen)! * 100) / 100 }
+  if (!scores.has(chosen) && !outOfTime()) scores.set(chosen, await scoreAt(chosen))
+  return chosenOf(scores, scores.has(chosen) ? chosen : Math.max(...scores.keys()))
 }
+
+const chosenOf = (scores: Map<number, number>, quality: number): AutoQuality => ({ quality, score: Math.round(scores.get(quality)! * 100) / 100 })
 
 /** The sample's tiles, cut apart from where the sink laid them side by side (its spans, in order, from 0). */
 export function tilesOf(sample: ImageData, output: { width: number; height: number }): ImageData[] {
@@ -112,16 +125,30 @@ export function tilesOf(sample: ImageData, output: { width: number; height: numb
  * @example
  * const { quality, score } = await chooseQuality(sample, 'webp', settings, plan)
  */
-export async function chooseQuality(sample: ImageData, format: OutputFormat, settings: EncodeSettings, plan: { width: number; height: number; turbo: boolean }): Promise<AutoQuality> {
+export async function chooseQuality(
+  sample: ImageData,
+  format: OutputFormat,
+  settings: EncodeSettings,
+  plan: { width: number; height: number; turbo: boolean },
+  cpuLimitMs: number,
+): Promise<AutoQuality> {
   const tiles = tilesOf(sample, plan).map((tile) => ({ tile, alpha: CODECS[format].alpha && hasTransparency(tile) }))
   const lean = leanCodec(decoderMemoryCap())
-  return searchQuality({ ...settings.autoQuality!, start: settings.quality }, async (quality) => {
+  const clock = new Stopwatch()
+  let spent = 0
+  let longest = 0
+  const scoreAt = async (quality: number) => {
     let worst = Number.POSITIVE_INFINITY
     for (const { tile, alpha } of tiles) {
       const { bytes: encoded } = await encodeImage(tile, format, { ...atQuality(settings, quality), turbo: plan.turbo })
       const decoded = await decodeImage(encoded, { ...readHeader(encoded), fileBytes: encoded.length })
       worst = Math.min(worst, lean.score(tile, decoded, alpha))
     }
+    const took = await clock.lap()
+    spent += took
+    longest = Math.max(longest, took)
     return worst
-  })
+  }
+  // (each try counted as long as the longest so far; the encode after the search has the rest of the CPU time)
+  return searchQuality({ ...settings.autoQuality!, start: settings.quality }, scoreAt, () => spent + longest > SEARCH_SHARE * cpuLimitMs)
 }

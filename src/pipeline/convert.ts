@@ -190,7 +190,7 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
     const sample = hasRowSource(header)
       ? sampleRows(bytes, header, plan, geometry, background, metadata, spans)
       : leanCodec(decoderMemoryCap()).sampleOf(toCanvas(await decodeImage(bytes, header, plan.scale), format, geometry, upright, padding, background).image, spans)
-    auto = await chooseQuality(sample, format, settings, plan)
+    auto = await chooseQuality(sample, format, settings, plan, limits.cpuLimitMs)
     settings = atQuality(settings, auto.quality)
     searchMs = await clock.lap()
   }

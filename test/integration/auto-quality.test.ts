@@ -8,6 +8,7 @@ import { leanCodec, MemoryCap } from '../../wasm'
 import { compress, expectProblem, okBytes } from '../helpers/api'
 import { fixture } from '../helpers/fixtures'
 import { decode, greyPng } from '../helpers/image'
+import { callWorker } from '../helpers/worker'
 
 const jpeg = { contentType: 'image/jpeg' }
 const scoreOf = async (answer: Uint8Array, source: ImageData) => leanCodec(new MemoryCap(256 * 2 ** 20)).score(source, (await decode(answer)).image, false)
@@ -83,6 +84,20 @@ describe('quality=auto chooses the quality that reaches the target', () => {
     const input = await decode(fixture('large.jpg'))
     expect([out.image.width, out.image.height]).toEqual([input.image.width, input.image.height])
     expect(Number(res.headers.get('x-score'))).toBeGreaterThan(0)
+  })
+})
+
+describe('quality=auto keeps within the CPU limit', () => {
+  it('starts no try past 30 % of CPU_LIMIT_MS: with a limit no try fits in, the first try (the default quality) is the answer', async () => {
+    const post = (vars: Record<string, string> = {}) =>
+      callWorker('/api/compress?format=webp&quality=auto&target=50&effort=2', { method: 'POST', body: fixture('photo.jpg'), headers: { 'Content-Type': 'image/jpeg' } }, vars)
+    const searched = await post()
+    expect(Number(searched.headers.get('x-quality'))).toBeLessThan(80) // target 50 is reached well below quality 80
+    const cut = await post({ CPU_LIMIT_MS: '1' })
+    const body = await okBytes(cut)
+    expect(cut.headers.get('x-quality')).toBe('80')
+    expect(Number(cut.headers.get('x-score'))).toBeGreaterThan(50)
+    expect((await decode(body)).format).toBe('webp')
   })
 })
 
