@@ -3,14 +3,14 @@ import { type LeanCodec, leanCodec, LeanFailure, MemoryCap, type PaletteResult }
 import { limitsOf } from '../env'
 import type { ImageHeader, InputFormat } from '../pipeline/sniff'
 
+export type OutputFormat = 'jpeg' | 'png' | 'webp' | 'avif'
+export type FormatId = InputFormat
 
 /** An encoder's file, and for a lossy PNG the palette it made (the answer's X-Palette headers). */
 export interface EncodedImage {
   bytes: Uint8Array
   palette?: PaletteResult | undefined
 }
-export type OutputFormat = 'jpeg' | 'png' | 'webp' | 'avif'
-export type FormatId = InputFormat
 
 /** What the pipeline asks of an encoder, already validated and on the service's common scales. */
 export interface EncodeSettings {

@@ -2,6 +2,7 @@ import { leanCodec, type SampleSpans } from '../../wasm'
 import { CODECS, type OutputFormat } from '../codecs/registry'
 import { decoderMemoryCap, type EncodeSettings } from '../codecs/types'
 import { Stopwatch } from '../lib/stopwatch'
+import { TryBudget } from '../lib/try-budget'
 import { atQuality, decodeImage, encodeImage } from './codec'
 import { readHeader } from './sniff'
 import { hasTransparency } from './transform'
@@ -135,8 +136,7 @@ export async function chooseQuality(
   const tiles = tilesOf(sample, plan).map((tile) => ({ tile, alpha: CODECS[format].alpha && hasTransparency(tile) }))
   const lean = leanCodec(decoderMemoryCap())
   const clock = new Stopwatch()
-  let spent = 0
-  let longest = 0
+  const budget = new TryBudget(SEARCH_SHARE * cpuLimitMs)
   const scoreAt = async (quality: number) => {
     let worst = Number.POSITIVE_INFINITY
     for (const { tile, alpha } of tiles) {
@@ -144,11 +144,9 @@ export async function chooseQuality(
       const decoded = await decodeImage(encoded, { ...readHeader(encoded), fileBytes: encoded.length })
       worst = Math.min(worst, lean.score(tile, decoded, alpha))
     }
-    const took = await clock.lap()
-    spent += took
-    longest = Math.max(longest, took)
+    budget.record(await clock.lap())
     return worst
   }
-  // (each try counted as long as the longest so far; the encode after the search has the rest of the CPU time)
-  return searchQuality({ ...settings.autoQuality!, start: settings.quality }, scoreAt, () => spent + longest > SEARCH_SHARE * cpuLimitMs)
+  // (the encode after the search has the rest of the CPU time)
+  return searchQuality({ ...settings.autoQuality!, start: settings.quality }, scoreAt, () => budget.exhausted())
 }

@@ -5,6 +5,7 @@ import { ApiError } from '../errors'
 import type { Limits } from '../env'
 import { takeBodyBuffer } from '../lib/body-buffer'
 import { Stopwatch } from '../lib/stopwatch'
+import { TryBudget } from '../lib/try-budget'
 import { type AutoQuality, chooseQuality, sampleSpansOf } from './auto-quality'
 import { atQuality, decodeImage, encodeImage, transcode } from './codec'
 import { checkAlphaPlane, checkInput, hasRowSource, mayAnswerWithInput } from './limits'
@@ -55,13 +56,13 @@ async function fitInto(
     palette ? { ...settings, lossless: false, quality, palette: { colours: palette.colours, quality } } : { ...settings, quality }
   const timings = { ...first.timings }
   const took = (pass: Pass) => pass.timings.decode + pass.timings.transform + pass.timings.encode
-  let spent = spentMs + took(first)
-  let last = took(first)
+  const budget = new TryBudget(CPU_SHARE * cpuLimitMs, spentMs)
+  budget.record(took(first))
   let best: { pass: Pass; quality: number } | undefined
   let smallest = byteLength(first.output ?? [])
   let outOfTime = false
   for (let low = 1, high = palette ? palette.highest : settings.quality - 1; low <= high; ) {
-    if (spent + last > CPU_SHARE * cpuLimitMs) {
+    if (budget.exhausted()) {
       outOfTime = true
       break
     }
@@ -69,8 +70,7 @@ async function fitInto(
     // (no try gives up early once over maxBytes: a sink that stops part-way leaves its lean instance spent, and the
     // next try would take a new one beside it: 12 MP PNG palette tries measured 63 -> 77 MiB)
     const pass = await encodeAt(at(quality), undefined)
-    last = Math.max(last, took(pass))
-    spent += took(pass)
+    budget.record(took(pass))
     for (const step of ['decode', 'transform', 'encode'] as const) timings[step] += pass.timings[step]
     smallest = Math.min(smallest, byteLength(pass.output ?? []))
     if (fits(pass)) {
