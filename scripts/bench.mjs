@@ -34,6 +34,9 @@
 //   --smart            only the smarter-compression phase (quality=auto against the default quality at 1 and 12 MP,
 //                      palette PNG against sharp's, max_bytes; part of every full and quick run), merged into the
 //                      last run's .cache/bench-results.json
+//   --animation        only the animation phase (animated GIFs and WebPs to animated WebP against sharp: bytes, PSNR
+//                      of every frame, delays and loop count, time per frame; part of every full and quick run), merged
+//                      into the last run's .cache/bench-results.json
 //   --corpus DIR       photos to make inputs from (default ../shared/corpus/photos; synthesised without)
 //   --timeout S        per-request timeout in seconds (default 300)
 
@@ -45,12 +48,14 @@ import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import { killStarted, memoryOf, parseServerTiming, removeTempDir, resetPeak, startWorker, tempDir, workerdVersion } from './lib/devserver.mjs'
 import { SIZES, createInputs } from './lib/bench-inputs.mjs'
+import { animations } from './lib/animations.mjs'
 import { SETTINGS_MAPPING, encodeWith, loadSharp, sharpConvert, sharpSteps } from './lib/bench-sharp.mjs'
 import { createScorer, matchQuality } from './lib/bench-quality.mjs'
 import { dur, fmt, kib, max, median, min, ms, pct, ratio, ratioChartSvg, spread, table } from './lib/bench-report.mjs'
 import { MOZJPEG_VARIANTS, NATIVE_JPEG_VARIANTS, exploreMozjpeg, exploreNativeJpeg, exploreTiering } from './lib/bench-explore.mjs'
 import { deliveryPhase, deliveryTable } from './lib/bench-delivery.mjs'
 import { smartPhase, smartSection } from './lib/bench-smart.mjs'
+import { animationPhase, animationSection, animationTargets } from './lib/bench-animation.mjs'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const CACHE = path.join(ROOT, '.cache')
@@ -70,7 +75,7 @@ const ISOLATE_MIB = 128
 // Command line
 
 function parseArgs(argv) {
-  const args = { quick: false, runs: null, only: null, allPhases: false, merge: false, docs: true, reportOnly: false, explore: false, delivery: false, smart: false, corpus: path.resolve(ROOT, '..', 'shared', 'corpus', 'photos'), timeout: 300 }
+  const args = { quick: false, runs: null, only: null, allPhases: false, merge: false, docs: true, reportOnly: false, explore: false, delivery: false, smart: false, animation: false, corpus: path.resolve(ROOT, '..', 'shared', 'corpus', 'photos'), timeout: 300 }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     const [name, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined]
@@ -86,6 +91,7 @@ function parseArgs(argv) {
       case '--explore': args.explore = true; break
       case '--delivery': args.delivery = true; break
       case '--smart': args.smart = true; break
+      case '--animation': args.animation = true; break
       case '--corpus': args.corpus = path.resolve(value()); break
       case '--timeout': args.timeout = Number(value()); break
       case '-h': case '--help': {
@@ -98,7 +104,7 @@ function parseArgs(argv) {
   }
   if (args.runs !== null && !(Number.isInteger(args.runs) && args.runs >= 1)) fail('--runs must be a positive integer')
   if (args.merge && (!args.only || args.allPhases)) fail('--merge needs --only (and no --all-phases)')
-  if (args.delivery && args.smart) fail('--delivery and --smart each run alone: one at a time')
+  if ([args.delivery, args.smart, args.animation].filter(Boolean).length > 1) fail('--delivery, --smart and --animation each run alone: one at a time')
   return args
 }
 
@@ -206,6 +212,7 @@ async function post(server, input, query, { timeoutMs, memory = false }) {
     quality: response.headers.has('x-quality') ? Number(response.headers.get('x-quality')) : null,
     score: response.headers.has('x-score') ? Number(response.headers.get('x-score')) : null,
     colors: response.headers.has('x-palette-colors') ? Number(response.headers.get('x-palette-colors')) : null,
+    frames: response.headers.has('x-frames') ? Number(response.headers.get('x-frames')) : null,
     estimateMiB: estimate ? Number(estimate[1]) : problem?.estimateMiB ?? null,
     width: Number(response.headers.get('x-output-width')) || null,
     height: Number(response.headers.get('x-output-height')) || null,
@@ -676,6 +683,7 @@ function targetsOf(data) {
     const refusedText = refused12.length ? `; ${refused12.join(', ')}: refused with 422 operation_too_large by the memory budget, never run over it` : ''
     rows.push([`12 MP photo with peak memory < ${ISOLATE_MIB} MiB, every output format`, status, `${twelve.map((m) => `${m.output.toUpperCase()} ${fmt(m.growthMiB, 0)} MiB${verdict(m)}`).join(', ')}${fromDoc ? ' (some from the last `npm run memory`)' : ''}${refusedText}`])
   }
+  if (data.animation) rows.push(...animationTargets(data.animation))
   return rows
 }
 
@@ -859,6 +867,10 @@ function render(data) {
     out.push(smartSection(data.smart))
   }
 
+  if (data.animation) {
+    out.push(animationSection(data.animation))
+  }
+
   // Sweep
   if (data.sweep.length) {
     out.push('## Effort sweep (through the API, 1 MP photo; PNG: the screenshot)')
@@ -951,7 +963,7 @@ async function writeDocs(data) {
 // ---------------------------------------------------------------------------------------------------
 // Main
 
-/** One phase run alone (--delivery, --smart) put into the last run's results, or kept beside them when there are none. */
+/** One phase run alone (--delivery, --smart, --animation) put into the last run's results, or kept beside them when there are none. */
 function mergePhase(phase, result, args) {
   if (!fs.existsSync(RESULTS)) {
     fs.mkdirSync(CACHE, { recursive: true })
@@ -979,11 +991,13 @@ async function main() {
     if (args.docs) await writeDocs(data)
     return
   }
-  if (args.delivery || args.smart) {
+  if (args.delivery || args.smart || args.animation) {
     const corpusDir = fs.existsSync(args.corpus) ? args.corpus : null
     const inputs = createInputs({ root: ROOT, corpusDir, log: (m) => log(`  ${m}`) })
+    const phase = args.delivery ? 'delivery' : args.smart ? 'smart' : 'animation'
+    // The animation phase makes its GIFs before the tree is copied: the first run spends minutes on them.
+    if (args.animation) await animations({ root: ROOT, corpusDir, names: args.quick ? ['pan', 'cartoon', 'screen'] : undefined, log: (m) => log(`  ${m}`) })
     const tree = snapshotTree()
-    const phase = args.delivery ? 'delivery' : 'smart'
     let result
     try {
       if (args.delivery) {
@@ -993,12 +1007,13 @@ async function main() {
       } else {
         const server = await startServer(tree)
         try {
-          result = await smartPhase({ root: ROOT, server, post, sharp: loadSharp(ROOT), inputs, corpusDir, timeoutMs: args.timeout * 1000, log, quick: args.quick })
+          const options = { root: ROOT, server, post, sharp: loadSharp(ROOT), corpusDir, timeoutMs: args.timeout * 1000, log, quick: args.quick }
+          result = args.smart ? await smartPhase({ ...options, inputs }) : await animationPhase({ ...options, runs: args.runs })
           if (reloaded(server)) log('WARNING: the dev server reloaded during the run')
         } finally {
           await server.stop()
         }
-        console.log(`\n${smartSection(result)}`)
+        console.log(`\n${args.smart ? smartSection(result) : animationSection(result)}`)
       }
     } finally {
       removeTempDir(tree)
@@ -1029,6 +1044,7 @@ async function main() {
   // Make every input first, so that making them is not timed.
   for (const key of new Set([...cases.map((c) => c.input), ...(phases ? ['jpeg:1', 'screenshot'] : [])])) await inputs.get(key)
   if (phases) await inputs.photoSet({ limit: args.quick ? 1 : 4 })
+  if (phases) await animations({ root: ROOT, corpusDir, names: args.quick ? ['pan', 'cartoon', 'screen'] : undefined, log: (m) => log(`  ${m}`) })
   const tree = snapshotTree()
   const data = { meta: {}, timing: [], lossless: [], matched: [], sweep: [], throughput: [], cold: [] }
   const ctx = { inputs, sharp, scorer, args, timeoutMs: args.timeout * 1000 }
@@ -1068,6 +1084,8 @@ async function main() {
       data.delivery = await deliveryPhase({ root: ROOT, cwd: tree, vars: VARS, photo: (await inputs.get('jpeg:1')).body, log, quick: args.quick })
       log('smarter compression (quality=auto, palette PNG, max_bytes):')
       data.smart = await smartPhase({ root: ROOT, server, post, sharp, inputs, corpusDir, timeoutMs: ctx.timeoutMs, log, quick: args.quick })
+      log('animation (GIF and animated WebP to animated WebP):')
+      data.animation = await animationPhase({ root: ROOT, server, post, sharp, corpusDir, timeoutMs: ctx.timeoutMs, log, quick: args.quick })
     }
     if (reloaded(server)) log('WARNING: the dev server reloaded during the run')
     await server.stop()

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Peak memory of one conversion in a fresh `wrangler dev`, for photos of 1, 2, 4 and 12 MP, next to
-// the estimate of the API's memory model (src/pipeline/limits.ts, answer header X-Memory-Estimate).
+// Peak memory of one conversion in a fresh `wrangler dev`, for photos of 1, 2, 4 and 12 MP (and animated
+// GIFs to animated WebP), next to the estimate of the API's memory model (src/pipeline/limits.ts, answer header X-Memory-Estimate).
 //
 //   npm run memory                      # every case; writes docs/memory.md
 //   npm run memory -- --quick           # 1 and 12 MP to jpeg and webp only
@@ -26,7 +26,9 @@
 //                      gif>png:1; WebP input: webp lossy, webpll lossless, webpa lossy with alpha), with
 //                      @QUERY for a case with options (webp:12@width=1600, jpeg:4@width=1200&fit=cover);
 //                      any combination of input, output, 1/2/4/12/16 MP and options, not only the full run's;
-//                      a file in place of MP (png>webp:shots/2880x1800.png@width=1200) sends that file
+//                      a file in place of MP (png>webp:shots/2880x1800.png@width=1200) sends that file;
+//                      gifanim>webp:NAME an animated GIF of scripts/lib/animations.mjs (pan: 18 frames of
+//                      640x400, cartoon, screen, pan720: 100 frames of 1280x720), e.g. gifanim>webp:pan720@width=640
 //                      (the keys are read by scripts/lib/inputs.mjs, as measure-steady.mjs reads them)
 //   --runs N           measure each case N times (each in a fresh wrangler), report the largest growth
 //   --corpus DIR       photos to make the inputs from (default ../shared/corpus/photos); when absent,
@@ -177,6 +179,11 @@ function allCases() {
   cases.push(makeCase('jpeg', 'webp', 4, { width: 2048 }))
   cases.push(makeCase('jpeg', 'jpeg', 12, { width: 1600 }))
   cases.push(makeCase('jpeg', 'webp', 12, { width: 1600 }))
+  // Animated GIF to animated WebP, every frame: the budget's case (100 frames of 1280x720), the same scaled down,
+  // and a typical 640x400 clip.
+  cases.push(makeCase('gifanim', 'webp', 'pan720'))
+  cases.push(makeCase('gifanim', 'webp', 'pan720', { width: 640 }))
+  cases.push(makeCase('gifanim', 'webp', 'pan'))
   return cases
 }
 
@@ -367,7 +374,7 @@ async function measureCase(testCase, input, options) {
 // Output
 
 const fmt = (n, digits = 0) => (n === null || n === undefined || Number.isNaN(n) ? '–' : n.toFixed(digits))
-const mp = (c) => `${((c.width * c.height) / 1e6).toFixed(1)} MP (${c.width}×${c.height})`
+const mp = (c) => `${((c.width * c.height) / 1e6).toFixed(1)} MP (${c.width}×${c.height})${c.frames ? ` × ${c.frames} frames` : ''}`
 const kib = (bytes) => (bytes === null || bytes === undefined ? '–' : bytes >= MiB ? `${(bytes / MiB).toFixed(1)} MiB` : `${Math.round(bytes / 1024)} KiB`)
 
 /** What the API would answer with the default MEMORY_BUDGET_MIB, from the (rounded) estimate. */
@@ -383,7 +390,7 @@ function budgetDecision(r) {
 const underestimate = (r) => (r.growthMiB === null || r.estimateMiB === null || r.estimateMiB === undefined ? null : r.growthMiB - r.estimateMiB)
 
 function caseLabel(testCase, r) {
-  const base = `${INPUT_KINDS[testCase.input].label} → ${testCase.output.toUpperCase()}`
+  const base = `${INPUT_KINDS[testCase.input].label}${testCase.animation ? ` (${testCase.animation})` : ''} → ${testCase.output.toUpperCase()}`
   if (!testCase.qs) return base
   const size = r.outputWidth && r.outputHeight ? ` → ${r.outputWidth}×${r.outputHeight}` : ''
   return `${base}, ${testCase.qs.replace(/&/g, ', ')}${size}`
@@ -498,6 +505,16 @@ function writeDocs({ results, machineInfo, args, source, date }) {
         .map(({ c, r }) => `12 MP JPEG → ${c.output.toUpperCase()}: ${r.status === 'ok' ? `${fmt(r.growthMiB, 1)} MiB (${r.growthMiB < BUDGET_MIB ? 'under' : 'OVER'} 128 MiB; model ${fmt(r.estimateMiB)} MiB, ${budgetDecision(r)} under the default budget)` : r.status}`)
         .join('; ')
     : 'not measured in this run'
+  const animated = results.filter(({ c }) => c.animation)
+  const big = animated.filter(({ c }) => c.frames >= 100 && c.width * c.height >= 1280 * 720)
+  const animationGoal = big.length
+    ? `\n\n**Goal (animation):** 100 frames of 1280×720, animated GIF → animated WebP, with peak growth under the ${DEFAULT_MEMORY_BUDGET_MIB} MiB budget: ${big
+        .map(({ c, r }) => `${c.qs ? `${c.qs}: ` : ''}${r.status === 'ok' ? `${fmt(r.growthMiB, 1)} MiB (${r.growthMiB < DEFAULT_MEMORY_BUDGET_MIB ? 'under' : 'OVER'}; model ${fmt(r.estimateMiB)} MiB, ${budgetDecision(r)} under the default budget)` : r.status}`)
+        .join('; ')}.`
+    : ''
+  const animationInputs = animated.length
+    ? ` Animated GIFs (\`gifanim\` cases) are made by \`scripts/lib/animations.mjs\` with sharp (256 colours a frame, dithered), cached in \`.cache/animations/\`: ${[...new Map(animated.map(({ c, input }) => [c.animation, `*${c.animation}*: ${input.source}, ${kib(input.bytes)}`])).values()].join('; ')}.`
+    : ''
   const text = `# Memory per conversion
 
 Generated by \`scripts/measure-memory.mjs\` on ${date}; rerun it rather than editing the figures. Only the
@@ -559,7 +576,7 @@ only returned when V8 collects it, so the encode window can still include it.
 ## Inputs
 
 ${source}. JPEG inputs are written like a phone camera's (baseline, quality 90, 4:2:0); the PNG input
-is RGB (oxipng level 1). Cached in \`.cache/memory-inputs/\`.
+is RGB (oxipng level 1). Cached in \`.cache/memory-inputs/\`.${animationInputs}
 
 ## Machine
 
@@ -580,6 +597,7 @@ is RGB (oxipng level 1). Cached in \`.cache/memory-inputs/\`.
 npm run memory                 # all cases; rewrites this file (about ${args.minutes ?? '?'} minutes here)
 npm run memory -- --quick      # 1 and 12 MP to JPEG and WebP; prints only
 npm run memory -- --only 'webp:12,png>webp:12,webp:12@width=1600' --runs 3
+npm run memory -- --only 'gifanim>webp:pan720,gifanim>webp:pan720@width=640,gifanim>webp:pan'
 \`\`\`
 
 Run it on an otherwise quiet machine: memory figures do not depend on load, but wall times do.
@@ -588,7 +606,7 @@ Run it on an otherwise quiet machine: memory figures do not depend on load, but 
 
 Command: \`${args.command}\`${args.deepWarmup ? ' (warm-up: GET /api/health?deep=1)' : ''}${args.runs > 1 ? ` (largest growth of ${args.runs} runs per case)` : ''}.
 
-**Goal:** a 12 MP phone photo to WebP and to JPEG with peak growth under 128 MiB: ${goalLine}.
+**Goal:** a 12 MP phone photo to WebP and to JPEG with peak growth under 128 MiB: ${goalLine}.${animationGoal}
 
 ${markdownTable(results.map(({ c, input, r }) => rowOf(c, input, r)))}
 
@@ -661,7 +679,7 @@ async function main() {
   let workerdBinary = null
   for (const [index, c] of cases.entries()) {
     const input = inputs.get(c.key)
-    log(`[${index + 1}/${cases.length}] ${c.key}: ${INPUT_KINDS[c.input].label} ${c.width}x${c.height} (${kib(input.bytes)}) -> ${c.output}`)
+    log(`[${index + 1}/${cases.length}] ${c.key}: ${INPUT_KINDS[c.input].label} ${c.width}x${c.height}${c.frames ? ` x ${c.frames} frames` : ''} (${kib(input.bytes)}) -> ${c.output}`)
     const r = await measureCase(c, input, options)
     workerdBinary ??= r.workerdBinary
     log(`  ${r.status}: growth ${fmt(r.growthMiB, 1)} MiB, wall ${fmt(r.wallMs)} ms, ${JSON.stringify(r.timings)}`)

@@ -35,6 +35,13 @@ const ConfigSchema = z.object({
   MAX_INPUT_PIXELS: positiveInt.default(16_000_000),
   /** Largest output, in pixels (after resize/enlarge). */
   MAX_OUTPUT_PIXELS: positiveInt.default(16_000_000),
+  /** Most frames an animation converted to an animated WebP may have (a GIF of 10,000 tiny frames is refused from its header). */
+  MAX_ANIMATION_FRAMES: positiveInt.default(1000),
+  /**
+   * Most pixels an animation converted to an animated WebP may have in all: frames x the larger of its canvas and the
+   * output (100 frames of 1280x720 is 92 MP). Each frame is decoded and encoded whole, so this bounds the CPU time.
+   */
+  MAX_ANIMATION_PIXELS: positiveInt.default(100_000_000),
   /** Peak memory, in MiB, one conversion may be estimated to need (see MEMORY_MODEL); the isolate has 128 MB. */
   MEMORY_BUDGET_MIB: positiveInt.default(120),
   /**
@@ -80,6 +87,8 @@ export interface Limits {
   maxInputBytes: number
   maxInputPixels: number
   maxOutputPixels: number
+  maxAnimationFrames: number
+  maxAnimationPixels: number
   memoryBudgetMiB: number
   cpuLimitMs: number
   queueTimeoutMs: number
@@ -102,6 +111,8 @@ export const limitsOf = perEnv((env: Partial<Record<keyof Config, unknown>>): Li
     maxInputBytes: config.MAX_INPUT_BYTES,
     maxInputPixels: config.MAX_INPUT_PIXELS,
     maxOutputPixels: config.MAX_OUTPUT_PIXELS,
+    maxAnimationFrames: config.MAX_ANIMATION_FRAMES,
+    maxAnimationPixels: config.MAX_ANIMATION_PIXELS,
     memoryBudgetMiB: config.MEMORY_BUDGET_MIB,
     cpuLimitMs: config.CPU_LIMIT_MS,
     queueTimeoutMs: config.QUEUE_TIMEOUT_MS,

@@ -79,6 +79,16 @@ interface LeanExports {
   ae_metadata(kind: number, ptr: number, len: number): void
   ae_rows(ptr: number, count: number): void
   ae_finish(): number
+  fr_gif(size: number, width: number, height: number): void
+  fr_webp(ptr: number, len: number): void
+  fr_width(): number
+  fr_height(): number
+  fr_loop(): number
+  fr_next(): number
+  px_frame(): void
+  fr_start(width: number, height: number, loop: number, quality: number, method: number, lossless: number): void
+  px_to_frame(timestampMs: number): void
+  fr_finish(endMs: number): number
 }
 
 /** Where quality=auto's tiles lie (src/pipeline/auto-quality.ts, sampleSpans): (start, length) across and down. */
@@ -463,6 +473,62 @@ export class LeanCodec {
     this.exports.ad_open(this.fileIn(bytes), bytes.length, width, height)
     this.exports.px_avif()
     return this.rowsSize()
+  }
+
+  /**
+   * An animation's frames (wasm/lean/frames.c), each the whole canvas as a viewer shows it: a GIF's composited by
+   * anim_gif.c (read from `bytes` as giflib asks for it; `width` x `height` is the screen the caller checked), an
+   * animated WebP's by libwebp's WebPAnimDecoder (from a copy in the instance). Returns the canvas size and the
+   * WebP's loop count (a GIF's comes from its header). Then nextFrame() until it returns -1.
+   */
+  openFrames(bytes: Uint8Array, format: 'gif' | 'webp', width: number, height: number): { width: number; height: number; loop: number } {
+    if (format === 'gif') {
+      this.input = bytes
+      this.exports.fr_gif(bytes.length, width, height)
+    } else {
+      this.exports.fr_webp(this.fileIn(bytes), bytes.length)
+    }
+    return { width: this.exports.fr_width(), height: this.exports.fr_height(), loop: this.exports.fr_loop() }
+  }
+
+  /** The next frame onto the canvas: how long it shows (ms), or -1 after the last. */
+  nextFrame(): number {
+    return this.exports.fr_next()
+  }
+
+  /** Source: the frame nextFrame composited, as rows (the canvas stays the frame source's). */
+  rowsFromFrame(): { width: number; height: number } {
+    this.exports.px_frame()
+    return this.rowsSize()
+  }
+
+  /** The canvas nextFrame composited, copied out (for tests and benchmarks that compare frames). */
+  frameRgba(): ImageData {
+    this.exports.px_frame()
+    const { width, height } = this.rowsSize()
+    const ptr = this.exports.px_to_rgba()
+    const data = new Uint8ClampedArray(this.memory.buffer, ptr, width * height * 4).slice()
+    this.exports.lean_free(ptr)
+    return new ImageData(data, width, height)
+  }
+
+  /**
+   * Start an animated WebP of `width` x `height` (libwebp's WebPAnimEncoder): loop 0 plays forever; settings as
+   * libwebpSettings makes them (lossless: quality is the compression effort).
+   */
+  startAnimation(width: number, height: number, loop: number, { quality, method, lossless }: { quality: number; method: number; lossless: boolean }): void {
+    this.exports.fr_start(width, height, loop, quality, method, lossless ? 1 : 0)
+  }
+
+  /** Sink: the rows as the animation's frame shown from `timestampMs`. */
+  rowsToFrame(timestampMs: number): void {
+    this.exports.px_to_frame(timestampMs)
+  }
+
+  /** The animated WebP, its last frame ending at `endMs`. */
+  finishAnimation(endMs: number): Uint8Array {
+    this.exports.fr_finish(endMs)
+    return this.output()
   }
 
   /** Source: the opened still WebP's rows (openWebp), at its size or shrunk to `width` x `height` by libwebp. */

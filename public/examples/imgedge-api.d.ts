@@ -123,6 +123,9 @@ export interface components {
             saved: number;
             /** @description True when the never-bigger rule returned the input itself. */
             original: boolean;
+            /** @description Frames in the answer: an animated WebP's (every frame of an animated GIF or WebP), else 1. */
+            frames: number;
+            /** @description Frames of an animation not converted (only its first frame is in the answer). */
             framesDropped: number;
             effort: number;
             /** @description With `quality=auto` or `max_bytes`: the quality the answer was encoded at. */
@@ -327,6 +330,8 @@ export interface operations {
                 colors?: number;
                 /** @description Largest answer in bytes: the quality (given or default) is lowered to the highest that fits, by bisection (up to 7 more encodes, none started that would take the conversion past 80 % of CPU_LIMIT_MS); 422 max_bytes_unreachable when none tried fits. Lossy outputs only; `X-Quality` says the quality used. */
                 max_bytes?: number;
+                /** @description An animated GIF or WebP to WebP keeps every frame, its delay and the loop count (an animated WebP); `false` keeps the first frame only, as JPEG, PNG and AVIF output always do (`X-Frames-Dropped`). */
+                animated?: "0" | "1" | "true" | "false";
                 /** @description What the answer carries besides pixels: `none`; `copyright` (EXIF Artist and Copyright); `keep` (EXIF with orientation 1, XMP, and an RGB ICC profile, the pixels then left in its colours). Read from JPEG, PNG and still WebP inputs. */
                 metadata?: "none" | "copyright" | "keep";
                 /** @description json: a JSON answer with the image base64-encoded. */
@@ -384,7 +389,9 @@ export interface operations {
                     "X-Memory-Estimate"?: string;
                     /** @description `true` when the never-bigger rule answered with the input itself. */
                     "X-Original-Returned"?: string;
-                    /** @description Animation frames not converted (only the first frame is kept). */
+                    /** @description An animated answer (an animated GIF or WebP to WebP): its frame count. */
+                    "X-Frames"?: string;
+                    /** @description Animation frames not converted (only the first frame is kept: JPEG, PNG or AVIF output, or `animated=false`). */
                     "X-Frames-Dropped"?: string;
                     /** @description Milliseconds spent in `decode`, `transform` and `encode`. */
                     "Server-Timing"?: string;
@@ -430,6 +437,7 @@ export interface operations {
                      *       "ratio": 0.1485,
                      *       "saved": 351111,
                      *       "original": false,
+                     *       "frames": 1,
                      *       "framesDropped": 0,
                      *       "effort": 4,
                      *       "timings": {
@@ -551,7 +559,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `image_too_large`: header dimensions over `MAX_INPUT_PIXELS`, a planned output over `MAX_OUTPUT_PIXELS`, or an output side over the format's maximum (WebP 16383, JPEG 65500); `max_bytes_unreachable`: no quality makes the answer `max_bytes` or smaller (quality 1 is still larger, the output is lossless, or none of the qualities tried before the CPU limit fits); has `limit`; `operation_too_large`: the conversion's estimated memory is over `MEMORY_BUDGET_MIB`; has `limit` and `estimateMiB`; `corrupt_image`: the header is broken, a PNG chunk's CRC-32 checksum does not match, a JPEG ends before its end-of-image marker or has more than 1000 scans, a GIF frame is larger than its screen, or the decoder rejected the data or needed more than the memory budget */
+            /** @description `image_too_large`: header dimensions over `MAX_INPUT_PIXELS`, a planned output over `MAX_OUTPUT_PIXELS`, an output side over the format's maximum (WebP 16383, JPEG 65500), or an animation kept animated with more frames than `MAX_ANIMATION_FRAMES` or more pixels in all than `MAX_ANIMATION_PIXELS`; `max_bytes_unreachable`: no quality makes the answer `max_bytes` or smaller (quality 1 is still larger, the output is lossless, or none of the qualities tried before the CPU limit fits); has `limit`; `operation_too_large`: the conversion's estimated memory is over `MEMORY_BUDGET_MIB`; has `limit` and `estimateMiB`; `corrupt_image`: the header is broken, a PNG chunk's CRC-32 checksum does not match, a JPEG ends before its end-of-image marker or has more than 1000 scans, a GIF frame is larger than its screen (or, kept animated, lies outside it), an animation's frame is truncated, or the decoder rejected the data or needed more than the memory budget */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -562,7 +570,7 @@ export interface operations {
                      *       "type": "/#error-image_too_large",
                      *       "title": "Image dimensions over the limit",
                      *       "status": 422,
-                     *       "detail": "Image dimensions over the limit: header dimensions over MAX_INPUT_PIXELS, a planned output over MAX_OUTPUT_PIXELS, or an output side over the format's maximum (WebP 16383, JPEG 65500).",
+                     *       "detail": "Image dimensions over the limit: header dimensions over MAX_INPUT_PIXELS, a planned output over MAX_OUTPUT_PIXELS, an output side over the format's maximum (WebP 16383, JPEG 65500), or an animation kept animated with more frames than MAX_ANIMATION_FRAMES or more pixels in all than MAX_ANIMATION_PIXELS.",
                      *       "code": "image_too_large"
                      *     }
                      */
@@ -679,7 +687,9 @@ export interface operations {
                     "X-Memory-Estimate"?: string;
                     /** @description `true` when the never-bigger rule answered with the input itself. */
                     "X-Original-Returned"?: string;
-                    /** @description Animation frames not converted (only the first frame is kept). */
+                    /** @description An animated answer (an animated GIF or WebP to WebP): its frame count. */
+                    "X-Frames"?: string;
+                    /** @description Animation frames not converted (only the first frame is kept: JPEG, PNG or AVIF output, or `animated=false`). */
                     "X-Frames-Dropped"?: string;
                     /** @description Milliseconds spent in `decode`, `transform` and `encode`. */
                     "Server-Timing"?: string;
@@ -850,7 +860,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `image_too_large`: header dimensions over `MAX_INPUT_PIXELS`, a planned output over `MAX_OUTPUT_PIXELS`, or an output side over the format's maximum (WebP 16383, JPEG 65500); `max_bytes_unreachable`: no quality makes the answer `max_bytes` or smaller (quality 1 is still larger, the output is lossless, or none of the qualities tried before the CPU limit fits); has `limit`; `operation_too_large`: the conversion's estimated memory is over `MEMORY_BUDGET_MIB`; has `limit` and `estimateMiB`; `corrupt_image`: the header is broken, a PNG chunk's CRC-32 checksum does not match, a JPEG ends before its end-of-image marker or has more than 1000 scans, a GIF frame is larger than its screen, or the decoder rejected the data or needed more than the memory budget */
+            /** @description `image_too_large`: header dimensions over `MAX_INPUT_PIXELS`, a planned output over `MAX_OUTPUT_PIXELS`, an output side over the format's maximum (WebP 16383, JPEG 65500), or an animation kept animated with more frames than `MAX_ANIMATION_FRAMES` or more pixels in all than `MAX_ANIMATION_PIXELS`; `max_bytes_unreachable`: no quality makes the answer `max_bytes` or smaller (quality 1 is still larger, the output is lossless, or none of the qualities tried before the CPU limit fits); has `limit`; `operation_too_large`: the conversion's estimated memory is over `MEMORY_BUDGET_MIB`; has `limit` and `estimateMiB`; `corrupt_image`: the header is broken, a PNG chunk's CRC-32 checksum does not match, a JPEG ends before its end-of-image marker or has more than 1000 scans, a GIF frame is larger than its screen (or, kept animated, lies outside it), an animation's frame is truncated, or the decoder rejected the data or needed more than the memory budget */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -861,7 +871,7 @@ export interface operations {
                      *       "type": "/#error-image_too_large",
                      *       "title": "Image dimensions over the limit",
                      *       "status": 422,
-                     *       "detail": "Image dimensions over the limit: header dimensions over MAX_INPUT_PIXELS, a planned output over MAX_OUTPUT_PIXELS, or an output side over the format's maximum (WebP 16383, JPEG 65500).",
+                     *       "detail": "Image dimensions over the limit: header dimensions over MAX_INPUT_PIXELS, a planned output over MAX_OUTPUT_PIXELS, an output side over the format's maximum (WebP 16383, JPEG 65500), or an animation kept animated with more frames than MAX_ANIMATION_FRAMES or more pixels in all than MAX_ANIMATION_PIXELS.",
                      *       "code": "image_too_large"
                      *     }
                      */

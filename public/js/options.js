@@ -58,6 +58,8 @@ export function buildOptionControls(container, formats, openapi) {
     effort: () => field('effort', 'effort', numberInput('effort', 0, 9)),
     width: () => field('width', 'width', numberInput('width', 1, maxDimension), `1–${maxDimension} px`),
     height: () => field('height', 'height', numberInput('height', 1, maxDimension), `1–${maxDimension} px`),
+    // on by default: unchecked sends animated=false
+    animated: () => checkField('animated', 'animated', h('input', { type: 'checkbox', id: 'opt-animated', name: 'animated', checked: '', 'data-default': 'true' }), 'An animated GIF or WebP to WebP keeps every frame; unchecked, the first frame only.'),
     enlarge: () => checkField('enlarge', 'enlarge', h('input', { type: 'checkbox', id: 'opt-enlarge', name: 'enlarge' }), 'Allow output larger than the input.'),
     background: () =>
       field(
@@ -138,7 +140,9 @@ export function buildOptionControls(container, formats, openapi) {
       for (const [name, { control }] of Object.entries(controls)) {
         if (control.disabled) continue
         if (control.type === 'checkbox') {
-          if (control.checked) query.set(name, 'true')
+          if (control.dataset.default === 'true') {
+            if (!control.checked) query.set(name, 'false')
+          } else if (control.checked) query.set(name, 'true')
         } else if (control.value.trim() !== '') {
           query.set(name, control.value.trim())
         }

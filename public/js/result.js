@@ -86,7 +86,8 @@ async function showCompare(file, blob, res, name) {
   $('#before-meta').textContent = `${res.headers.get('x-input-format') ?? file.type} · ${size(before)} · ${formatBytes(file.size)}`
   // quality=auto and max_bytes say which quality they chose (and auto, the sample's SSIMULACRA 2 score)
   const chosen = res.headers.get('x-quality') ? ` · quality ${res.headers.get('x-quality')}${res.headers.get('x-score') ? `, score ${res.headers.get('x-score')}` : ''}` : ''
-  $('#after-meta').textContent = `${res.headers.get('x-output-format') ?? blob.type} · ${size(after)} · ${formatBytes(blob.size)}${chosen}`
+  const frames = res.headers.get('x-frames') ? ` · ${res.headers.get('x-frames')} frames` : ''
+  $('#after-meta').textContent = `${res.headers.get('x-output-format') ?? blob.type} · ${size(after)} · ${formatBytes(blob.size)}${frames}${chosen}`
   const saving = savingText(file.size, blob.size, res)
   $('#saving').textContent = saving.text
   $('#saving').classList.toggle('worse', saving.worse)

@@ -1,6 +1,6 @@
 // Test inputs and case keys for scripts/measure-memory.mjs and scripts/measure-steady.mjs: photo-like
 // images of given sizes in every input format, cached on disk, and the parser of the case keys both
-// scripts take (webp:12, png>webp:4@width=1600).
+// scripts take (webp:12, png>webp:4@width=1600, gifanim>webp:pan720).
 //
 // The pixels are a photo resized (lanczos3) to the target size, plus a little deterministic grain so the
 // file sizes are in the range of real phone photos (an enlarged photo is smoother than a sensor's output
@@ -17,6 +17,7 @@ import { createRequire } from 'node:module'
 // Node has no ImageData: the worker's polyfill (plain TypeScript, run by Node 24's type stripping).
 import '../../wasm/imagedata.ts'
 import { prng } from '../../test/helpers/hostile.ts'
+import { ANIMATIONS, makeAnimation } from './animations.mjs'
 
 /** Bump when the way inputs are made changes, so stale cache entries are not reused. */
 const RECIPE = 3
@@ -180,20 +181,25 @@ export const INPUT_KINDS = {
   webpa: { format: 'webp', variant: 'alpha', mime: 'image/webp', label: 'WebP with alpha' },
   avif: { format: 'avif', mime: 'image/avif', label: 'AVIF' },
   gif: { format: 'gif', mime: 'image/gif', label: 'GIF' },
+  // An animated GIF of scripts/lib/animations.mjs, named in place of the MP (gifanim>webp:pan720).
+  gifanim: { format: 'gif', mime: 'image/gif', label: 'animated GIF', animation: true },
 }
 
 export const OUTPUTS = ['jpeg', 'webp', 'avif', 'png']
 
 /**
- * A case: `input` (a key of INPUT_KINDS) converted to `output` at `mp` (a key of SIZES), with `query`, the
- * extra query parameters of POST /api/compress besides format (e.g. { width: 1600 }); `file`, an image to send
- * instead of a photo made at `mp`. `key` is the case's key (see caseOfKey).
+ * A case: `input` (a key of INPUT_KINDS) converted to `output` at `mp` (a key of SIZES; for an animation input, the
+ * name of one of scripts/lib/animations.mjs's ANIMATIONS), with `query`, the extra query parameters of POST
+ * /api/compress besides format (e.g. { width: 1600 }); `file`, an image to send instead of a photo made at `mp`. `key`
+ * is the case's key (see caseOfKey). An animation case's `mp` is one frame's, and it has `animation` and `frames`.
  */
 export function makeCase(input, output, mp, query = {}, file = null) {
-  const [width, height] = file ? pngSize(file) : SIZES[mp]
+  const animation = typeof mp === 'string' ? ANIMATIONS[mp] : null
+  const [width, height] = animation ? [animation.width, animation.height] : file ? pngSize(file) : SIZES[mp]
   const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString()
   const key = `${input === 'jpeg' ? '' : `${input}>`}${output}:${file ?? mp}${qs ? `@${qs}` : ''}`
-  return { key, input, output, mp: file ? (width * height) / 1e6 : mp, width, height, query, qs, file }
+  const frames = animation ? { animation: mp, frames: animation.frames } : {}
+  return { key, input, output, mp: file || animation ? (width * height) / 1e6 : mp, width, height, query, qs, file, ...frames }
 }
 
 /** A file's width and height: a PNG's from its IHDR, any other format's from sharp. */
@@ -207,7 +213,8 @@ function pngSize(file) {
 /**
  * A case from its key: OUTPUT:MP for JPEG input (jpeg:12, webp:4), INPUT>OUTPUT:MP for another input kind
  * (png>webp:12, avif>jpeg:16), @QUERY for options (webp:12@width=1600), and a file of the input's format in
- * place of MP (png>webp:shots/2880x1800.png@width=1200). Throws on a key it cannot read.
+ * place of MP (png>webp:shots/2880x1800.png@width=1200); for an animated GIF, the animation's name in place of
+ * MP (gifanim>webp:pan720@width=640; names in scripts/lib/animations.mjs). Throws on a key it cannot read.
  *
  * @example
  * caseOfKey('gif>webp:4@width=1600') // { input: 'gif', output: 'webp', mp: 4, width: 2304, height: 1728, qs: 'width=1600', ... }
@@ -219,13 +226,22 @@ export function caseOfKey(key) {
   const [, input = 'jpeg', output, size, qs = ''] = m.map((v, i) => (i === 3 ? v : v?.toLowerCase().replace(/^jpg$/, 'jpeg')))
   if (!INPUT_KINDS[input]) throw bad(`input one of ${Object.keys(INPUT_KINDS).join(', ')}`)
   if (!OUTPUTS.includes(output)) throw bad(`output one of ${OUTPUTS.join(', ')}`)
+  const query = Object.fromEntries(new URLSearchParams(qs))
+  if (INPUT_KINDS[input].animation) {
+    if (!ANIMATIONS[size]) throw bad(`an animation: one of ${Object.keys(ANIMATIONS).join(', ')}`)
+    return makeCase(input, output, size, query)
+  }
   const file = /^\d+$/.test(size) ? null : path.resolve(size)
   if (!file && !SIZES[size]) throw bad(`MP one of ${Object.keys(SIZES).join(', ')}, or a file`)
-  return makeCase(input, output, Number(size), Object.fromEntries(new URLSearchParams(qs)), file)
+  return makeCase(input, output, Number(size), query, file)
 }
 
 /** The input file of `testCase`: its own file, or the photo makeInput makes (and caches) for it. */
 export async function inputOf(testCase, options) {
+  if (testCase.animation) {
+    const made = await makeAnimation(testCase.animation, options)
+    return { file: made.file, bytes: made.size, width: made.width, height: made.height, frames: made.frames, format: 'gif', source: `${made.kind}, ${made.width}x${made.height} x ${made.frames} frames` }
+  }
   if (testCase.file) {
     const { file, width, height } = testCase
     return { file, bytes: fs.statSync(file).size, width, height, format: INPUT_KINDS[testCase.input].format, source: path.basename(file) }

@@ -31,6 +31,8 @@ export interface EncodeSettings {
   autoQuality?: AutoQualityRange | undefined
   /** max_bytes: after the first pass, lower qualities are tried until the answer is this many bytes or fewer. */
   fitTo?: number | undefined
+  /** WebP only (`animated`, default true): an animation's every frame is written (an animated WebP), not the first. */
+  animate?: boolean | undefined
 }
 
 /** A documented option of a format, as published by /api/formats. */

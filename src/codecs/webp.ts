@@ -23,6 +23,28 @@ export const WEBP_EFFORT_CAPS: EffortCaps = [
   { maxPixels: Number.POSITIVE_INFINITY, maxEffort: 2 },
 ]
 
+/**
+ * The highest effort for an animated WebP (src/pipeline/frames.ts), by its pixels in all (frames x output), so the
+ * whole animation's encode stays under half of cpu_ms. CPU seconds per MP of libwebp's animation encoder on a 24-frame
+ * 640x400 photographic pan (every pixel changes), times 1.5: lossy method 0-2 0.14, 3-4 0.23, 5 0.27, 6 5.8 (method
+ * 6's outlier again); lossless effort 0 0.22, 2 0.28, 4 0.66, 5 0.87, 9 1.03. The per-frame caps above apply too. A lossless
+ * animation of MAX_ANIMATION_PIXELS (100 MP) at effort 0 may take 22 s: under cpu_ms, over half.
+ */
+export const WEBP_ANIMATION_EFFORT_CAPS: Readonly<Record<'lossy' | 'lossless', EffortCaps>> = {
+  lossy: [
+    { maxPixels: 2_500_000, maxEffort: 9 },
+    { maxPixels: 55_000_000, maxEffort: 5 },
+    { maxPixels: 65_000_000, maxEffort: 4 },
+    { maxPixels: Number.POSITIVE_INFINITY, maxEffort: 2 },
+  ],
+  lossless: [
+    { maxPixels: 14_000_000, maxEffort: 9 },
+    { maxPixels: 22_000_000, maxEffort: 4 },
+    { maxPixels: 52_000_000, maxEffort: 2 },
+    { maxPixels: Number.POSITIVE_INFINITY, maxEffort: 0 },
+  ],
+}
+
 /** libwebp's method (0-6) for the service's effort (0-9). */
 export const webpMethod = (effort: number): number => Math.min(6, effort)
 
@@ -49,7 +71,7 @@ export const webp: Codec = {
   options: {
     quality: qualityOption(80),
     lossless: losslessOption,
-    effort: effortOption(4, 'libwebp method = min(effort, 6); lossless also sets its compression level to effort x 11. Capped by image size (see limits.webpEffortCaps).'),
+    effort: effortOption(4, 'libwebp method = min(effort, 6); lossless also sets its compression level to effort x 11. Capped by image size (see limits.webpEffortCaps; an animated WebP also by its frames, limits.webpAnimationEffortCaps).'),
   },
   effortFor: (requested, pixels) => capEffort(WEBP_EFFORT_CAPS, requested, pixels),
   async decode(bytes, header, scaleEighths = 8) {

@@ -1,7 +1,8 @@
 import { leanCodec, type LeanCodec } from '../../wasm'
 import { turboJpegSettings } from '../codecs/jpeg'
 import { CODECS, type FormatId, type OutputFormat } from '../codecs/registry'
-import { webpMethod } from '../codecs/webp'
+import { WEBP_ANIMATION_EFFORT_CAPS, webpMethod } from '../codecs/webp'
+import { capEffort } from '../codecs/effort-caps'
 import { capped, DecodeFailure, decoderMemoryCap, type EncodedImage, type EncodeSettings, leanFailure } from '../codecs/types'
 import { ApiError } from '../errors'
 import type { Stopwatch } from '../lib/stopwatch'
@@ -60,12 +61,16 @@ function reason(error: unknown): string {
   return 'the decoder rejected the data'
 }
 
-/** Resolve quality/lossless/effort against the format's defaults and reject options it cannot use. */
+/**
+ * Resolve quality/lossless/effort against the format's defaults and reject options it cannot use. `animationFrames`: the
+ * frames of an animation the `frames` route would keep (an animated GIF or WebP; 1 otherwise).
+ */
 export function encodeSettings(
   format: OutputFormat,
-  options: { quality?: number | 'auto' | undefined; target?: number | undefined; lossless?: boolean | undefined; effort?: number | undefined; colors?: number | undefined; max_bytes?: number | undefined },
+  options: { quality?: number | 'auto' | undefined; target?: number | undefined; lossless?: boolean | undefined; effort?: number | undefined; colors?: number | undefined; max_bytes?: number | undefined; animated?: boolean | undefined },
   pixels: number,
   explicitFormat: boolean,
+  animationFrames = 1,
 ): EncodeSettings {
   const codec = CODECS[format]
   if (options.lossless && !codec.lossless) {
@@ -86,7 +91,10 @@ export function encodeSettings(
   if (options.quality !== undefined && !codec.lossy && explicitFormat && !palette) {
     throw new ApiError('invalid_option', `${format} output is lossless; quality does not apply.`, { option: 'quality' })
   }
-  const effort = options.effort ?? (codec.options.effort?.default as number)
+  const animate = format === 'webp' && options.animated !== false && animationFrames > 1
+  const requested = options.effort ?? (codec.options.effort?.default as number)
+  // An animation's encode time is its frames': capped by its pixels in all too.
+  const effort = animate ? capEffort(WEBP_ANIMATION_EFFORT_CAPS[options.lossless ? 'lossless' : 'lossy'], requested, pixels * animationFrames) : requested
   const given = options.quality === 'auto' ? undefined : options.quality
   const quality = given ?? (codec.options.quality?.default as number | undefined) ?? 100
   // quality=auto applies where a quality does: a lossy format, or a palette
@@ -98,6 +106,7 @@ export function encodeSettings(
     ...(palette ? { palette: { colours: options.colors ?? 256, quality } } : {}),
     ...(searched ? { autoQuality: { ...codec.autoQuality!, target: options.target ?? codec.autoQuality!.target } } : {}),
     ...(options.max_bytes !== undefined ? { fitTo: options.max_bytes } : {}),
+    ...(animate ? { animate: true } : {}),
   }
 }
 

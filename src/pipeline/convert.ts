@@ -13,6 +13,7 @@ import { inputAsAnswer, metadataFor, withMetadata } from './metadata'
 import { chooseOutput, formatCandidates } from './negotiate'
 import type { CompressOptions } from './options'
 import { byteLength, type Encoded, type Outcome } from './respond'
+import { convertFrames } from './frames'
 import { convertRows, sampleRows } from './rows'
 import { readHeader, uprightSize } from './sniff'
 import { applyGeometry, fitToDecoded, flatten, type Geometry, hasTransparency, paddingColour, parseColour, planGeometry } from './transform'
@@ -24,6 +25,8 @@ interface Pass {
   timings: Outcome['timings']
   colourConverted: boolean
   palette?: PaletteResult | undefined
+  /** An animation's frames written (route `frames`). */
+  frames?: number
 }
 
 /** The share of CPU_LIMIT_MS a conversion's encodes may reach before max_bytes stops trying (parsing, answering). */
@@ -129,7 +132,7 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
   checkInput(header, limits)
   const geometry = planGeometry(upright.width, upright.height, options)
   const { width: outWidth, height: outHeight } = geometry.canvas
-  const candidates = formatCandidates(options.format, header, accept, geometry.canvas)
+  const candidates = formatCandidates(options.format, header, accept, geometry.canvas, options.animated)
   const choice = chooseOutput(candidates, header, geometry, options, limits, leanResidentMiB())
   const { format, plan } = choice
   let settings = choice.settings
@@ -150,7 +153,11 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
   const encodeAt = async (trial: EncodeSettings, giveUpAt: number | undefined): Promise<Pass> => {
     const clock = new Stopwatch()
     let pass: Pass
-    if (plan.route === 'rows') {
+    if (plan.route === 'frames') {
+      // 4-6 frame by frame: each composited canvas through the row transforms into libwebp's animation encoder
+      const animation = await convertFrames(bytes, header, plan, geometry, trial, background, clock)
+      pass = { output: animation.output, size: { width: animation.width, height: animation.height }, timings: animation.timings, colourConverted: false, frames: animation.frames }
+    } else if (plan.route === 'rows') {
       // 4-6 as one row pipeline: source -> colours, turn, crop, resample, pad, flatten -> encoder (see convertRows)
       // (a sink that writes its file out as it goes stops once it is no smaller than the input: the answer is then the input)
       const rows = await convertRows(bytes, header, plan, geometry, trial, background, memoryEstimate, limits, clock, giveUpAt, metadata)
@@ -216,7 +223,8 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
     input: { format: header.format, bytes: bytes.length, width: upright.width, height: upright.height },
     output: size,
     original,
-    framesDropped: Math.max(0, header.frames - 1),
+    frames: pass.frames ?? 1,
+    framesDropped: pass.frames !== undefined ? 0 : Math.max(0, header.frames - 1),
     timings,
     effort: settings.effort,
     quality: options.max_bytes !== undefined || auto ? quality : undefined,

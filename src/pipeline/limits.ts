@@ -105,6 +105,26 @@ export const MEMORY_MODEL = {
    */
   webpLosslessEncode: { baseMiB: 32, perMP: 27 },
   /**
+   * An animation to an animated WebP (route `frames`, src/pipeline/frames.ts), one frame at a time: fixed MiB, the file
+   * (a GIF read from the body in place; an animated WebP's copy in the instance), the source's canvases per input MP (a
+   * GIF's canvas and the rectangle a frame restores; libwebp's decoder's canvas, the previous one disposed and a
+   * frame's own decoding), and per output MP the frame handed to libwebp's animation encoder, its three canvases and
+   * the candidate frames it encodes and keeps (lossy: YUV planes and the VP8 encoder; lossless: VP8L's hash chains). A
+   * lossless animation's file is large and held about four times at its end (the encoder's frames, the file assembled
+   * from them, its copy out of the instance, the answer): `losslessFilePerMP` per MP of all frames' output, at the 0.6
+   * MiB per MP a photographic one measured. Fitted to npm run memory (2026-11-26): 100 frames of 1280x720 GIF 83.0 MiB
+   * (est. 85), at 640 px 60.4 (62), 18 of 640x400 40.2 (39), lossless 50.6; an animated WebP of 100 frames of 720p 76.4
+   * (77), to 640 px lossless (a 13.4 MiB answer) 108.8.
+   */
+  frames: {
+    baseMiB: 13,
+    gif: { filePerMiB: 1.25, perMP: 8 },
+    webp: { filePerMiB: 3, perMP: 14 },
+    lossyPerMP: 34,
+    losslessPerMP: 40,
+    losslessFilePerMP: 2.4,
+  },
+  /**
    * The row pipeline (route `rows`, wasm/lean/pipeline.c), fitted to docs/memory.md's runs: fixed MiB,
    * then what each stage holds. The request's file: MiB per MiB of file (the body buffer, read in place by
    * a BYOB reader, and a JPEG's, WebP's or AVIF's copy in the instance, still charged as when workerd held
@@ -190,10 +210,11 @@ export const MEMORY_MODEL = {
  * How a conversion runs: through the row pipeline (`rows`: a JPEG, PNG, still WebP, GIF or AVIF source, row
  * transforms, a sink; src/pipeline/rows.ts); as one of the lean codec's same-size passes that keep loops
  * of their own (a turned JPEG into a lossy WebP's planes, a JPEG into libjpeg-turbo as RGB, a lossy
- * opaque WebP's YUV into the encoder's planes; src/pipeline/codec.ts, `transcode`); or through whole
- * RGBA pixels (`pixels`: animated WebP and PNG).
+ * opaque WebP's YUV into the encoder's planes; src/pipeline/codec.ts, `transcode`); through whole
+ * RGBA pixels (`pixels`: the first frame of an animated WebP or PNG); or frame by frame into an animated WebP (`frames`:
+ * a GIF's or an animated WebP's every frame; src/pipeline/frames.ts).
  */
-export type Route = 'pixels' | 'rows' | 'jpeg-to-webp' | 'jpeg-to-jpeg' | 'webp-to-webp'
+export type Route = 'pixels' | 'rows' | 'frames' | 'jpeg-to-webp' | 'jpeg-to-jpeg' | 'webp-to-webp'
 
 export interface ConversionPlan {
   header: ImageHeader
@@ -269,6 +290,8 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
     bufferedJpeg: format === 'jpeg',
     lowMemoryWebp: false,
   })
+  // An animation to WebP keeps every frame: one canvas at a time through the row transforms into the animation encoder.
+  if (settings.animate) return { ...at(8), route: 'frames' }
   const fits = (plan: ConversionPlan) => estimateMiB(plan, leanResidentMiB) <= limits.memoryBudgetMiB
   const rows = (scale: number, turbo = false): ConversionPlan => ({ ...at(scale, turbo), route: 'rows' })
   // MozJPEG's trellis only where it keeps the isolate's lean memory small (see MOZJPEG_MAX_MIB).
@@ -329,6 +352,9 @@ export const MOZJPEG_MAX_MIB = 80
  */
 export const hasRowSource = (header: ImageHeader): boolean => header.frames === 1 || header.format === 'gif' || header.format === 'avif'
 
+/** An input whose every frame the `frames` route can convert: a GIF or WebP of more than one frame (an APNG or AVIF sequence is not). */
+export const isAnimation = (header: ImageHeader): boolean => header.frames > 1 && (header.format === 'gif' || header.format === 'webp')
+
 /**
  * What a plan's steps take of the lean codec's memory (MiB, without `baseMiB`): the isolate's one memory, which
  * later conversions reuse and which never shrinks. Every codec is in the lean codec.
@@ -340,6 +366,7 @@ export function estimateLeanMiB(plan: ConversionPlan): number {
   const { format, progressive: isProgressive, lossless, hasAlpha, frames } = plan.header
   const progressive = format === 'jpeg' && isProgressive ? m.progressiveJpegPerMP * inMP : 0
   if (plan.route === 'rows') return rowsLeanMiB(plan, progressive)
+  if (plan.route === 'frames') return framesLeanMiB(plan)
   const held = format === 'webp' ? m.webpInputMiB + (lossless || hasAlpha !== false || frames > 1 ? m.webpHeldPerMP * inMP : 0) : 0
   if (plan.route !== 'pixels') {
     const turned = plan.route === 'jpeg-to-jpeg' && plan.header.orientation > 1
@@ -369,6 +396,18 @@ function encoderTerm(plan: ConversionPlan): { baseMiB: number; perMP: number } {
     baseMiB: g.baseMiB + (alpha ? g.alpha.baseMiB : 0),
     perMP: g.perMP[odd ? '444' : '420'] + (alpha ? g.alpha.perMP : 0),
   }
+}
+
+/** estimateLeanMiB for an animation (MEMORY_MODEL.frames). */
+function framesLeanMiB(plan: ConversionPlan): number {
+  const f = MEMORY_MODEL.frames
+  const { header } = plan
+  const inMP = (header.width * header.height) / 1e6
+  const outMP = (plan.width * plan.height) / 1e6
+  const fileMiB = (header.fileBytes ?? 0) / 2 ** 20
+  const source = header.format === 'gif' ? f.gif : f.webp
+  const encoder = plan.lossless ? f.losslessPerMP * outMP + f.losslessFilePerMP * outMP * header.frames : f.lossyPerMP * outMP
+  return f.baseMiB + source.filePerMiB * fileMiB + source.perMP * inMP + (plan.resized ? plan.ringMiB : 0) + encoder
 }
 
 /** estimateLeanMiB for the row pipeline (MEMORY_MODEL.rows). */
@@ -527,6 +566,7 @@ export function checkPlan(plan: ConversionPlan, limits: Limits, leanResidentMiB 
       { maxDimension, width, height },
     )
   }
+  if (plan.route === 'frames') checkAnimation(plan, limits)
   const estimate = estimateMiB(plan, leanResidentMiB)
   if (estimate > limits.memoryBudgetMiB) {
     const inMP = mp(plan.header.width * plan.header.height)
@@ -538,4 +578,28 @@ export function checkPlan(plan: ConversionPlan, limits: Limits, leanResidentMiB 
     )
   }
   return estimate
+}
+
+/**
+ * Step 3, for an animation that keeps every frame: its frame count and its pixels in all (frames x the larger of the
+ * canvas and the output) against their limits, and (a GIF) every frame on its screen, from the header alone.
+ */
+function checkAnimation({ header, width, height }: ConversionPlan, limits: Limits): void {
+  const keepFirst = 'animated=false converts the first frame only'
+  if (header.frames > limits.maxAnimationFrames) {
+    throw new ApiError(
+      'image_too_large',
+      `The animation has ${header.frames} frames; the limit is ${limits.maxAnimationFrames} (MAX_ANIMATION_FRAMES). ${keepFirst}.`,
+      { limit: limits.maxAnimationFrames, frames: header.frames },
+    )
+  }
+  const pixels = header.frames * Math.max(header.width * header.height, width * height)
+  if (pixels > limits.maxAnimationPixels) {
+    throw new ApiError(
+      'image_too_large',
+      `The animation is ${header.frames} frames of ${Math.max(header.width, width)}x${Math.max(header.height, height)} (${mp(pixels)} in all); the limit is ${mp(limits.maxAnimationPixels)} (MAX_ANIMATION_PIXELS). ${keepFirst[0]!.toUpperCase()}${keepFirst.slice(1)}.`,
+      { limit: limits.maxAnimationPixels, frames: header.frames },
+    )
+  }
+  if (header.frameOutside) throw new ApiError('corrupt_image', 'A frame of the GIF lies outside its logical screen.')
 }

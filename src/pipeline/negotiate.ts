@@ -3,7 +3,7 @@ import type { EncodeSettings } from '../codecs/types'
 import type { Limits } from '../env'
 import { ApiError } from '../errors'
 import { encodeSettings } from './codec'
-import { checkPlan, type ConversionPlan, MAX_OUTPUT_DIMENSION, planConversion } from './limits'
+import { checkPlan, type ConversionPlan, isAnimation, MAX_OUTPUT_DIMENSION, planConversion } from './limits'
 import type { CompressOptions, RequestedFormat } from './options'
 import type { ImageHeader } from './sniff'
 import type { Geometry } from './transform'
@@ -54,16 +54,19 @@ function familyOf(header: ImageHeader): OutputFormat {
  * The output formats to try, best first. An explicit format is the only one. `auto` takes AVIF, then
  * WebP, when the client lists them explicitly (an `image/*` or `*\/*` wildcard does not count: old
  * clients send those without decoding AVIF), then the input's family: PNG for images that may be
- * transparent, JPEG otherwise. A candidate that cannot hold the planned output size is left out (a
- * 16400 px wide output is never WebP), PNG being the last resort.
+ * transparent, JPEG otherwise; for an animated GIF or WebP (unless `animated=false`), WebP first, which keeps every frame. A
+ * candidate that cannot hold the planned output size is left out (a 16400 px wide output is never WebP), PNG being the last resort.
  *
  * @example
  * formatCandidates('auto', header, 'image/avif,image/webp,*\/*', { width: 1600, height: 1200 }) // ['avif', 'webp', 'jpeg']
  */
-export function formatCandidates(requested: RequestedFormat | undefined, header: ImageHeader, accept: string, output: OutputSize): OutputFormat[] {
+export function formatCandidates(requested: RequestedFormat | undefined, header: ImageHeader, accept: string, output: OutputSize, animated = true): OutputFormat[] {
   if (requested === undefined) return [defaultOutputFor(header.format)]
   if (requested !== 'auto') return [requested]
-  const candidates = [...acceptedModernFormats(accept), familyOf(header)]
+  let modern = acceptedModernFormats(accept)
+  // An animation stays one where the client takes WebP (an AVIF would be its first frame).
+  if (animated && isAnimation(header) && modern.includes('webp')) modern = ['webp', ...modern.filter((format) => format !== 'webp')]
+  const candidates = [...modern, familyOf(header)]
   const fitting = candidates.filter((format) => fits(format, output))
   return fitting.length > 0 ? fitting : ['png']
 }
@@ -106,7 +109,7 @@ export function chooseOutput(
   const residents = leanResidentMiB > 0 ? [leanResidentMiB, 0] : [0]
   let refusal: unknown = new Error('no output format candidates')
   for (const format of candidates) {
-    const settings = encodeSettings(format, options, pixels, explicit)
+    const settings = encodeSettings(format, options, pixels, explicit, isAnimation(header) ? header.frames : 1)
     for (const resident of residents) {
       const plan = planConversion(header, format, geometry, settings, limits, resident)
       try {

@@ -18,7 +18,9 @@ export interface Outcome {
   output: { width: number; height: number }
   /** True when the never-bigger rule answered with the input itself. */
   original: boolean
-  /** Animation frames that were not converted (GIF/animated input: only the first frame is kept). */
+  /** Frames in the answer: an animated WebP's, else 1. */
+  frames: number
+  /** Animation frames that were not converted (an animation to JPEG, PNG, AVIF, or with animated=false: the first frame is kept). */
   framesDropped: number
   timings: Record<'decode' | 'transform' | 'encode', number>
   /** Effort used after per-size caps, when a cap lowered the requested one. */
@@ -48,7 +50,8 @@ export const CompressJsonSchema = z
     ratio: z.number().openapi({ description: 'Output bytes / input bytes.' }),
     saved: z.number().int().openapi({ description: 'Input bytes minus output bytes.' }),
     original: z.boolean().openapi({ description: 'True when the never-bigger rule returned the input itself.' }),
-    framesDropped: z.number().int(),
+    frames: z.number().int().openapi({ description: 'Frames in the answer: an animated WebP\'s (every frame of an animated GIF or WebP), else 1.' }),
+    framesDropped: z.number().int().openapi({ description: 'Frames of an animation not converted (only its first frame is in the answer).' }),
     effort: z.number().int(),
     quality: z.number().int().optional().openapi({ description: 'With `quality=auto` or `max_bytes`: the quality the answer was encoded at.' }),
     score: z.number().optional().openapi({ description: "With `quality=auto`: the SSIMULACRA 2 score (0-100) of the answer's sample at that quality." }),
@@ -79,7 +82,8 @@ export const ANSWER_HEADERS = {
   'X-Palette-Quality': 'Lossy PNG: the quality its palette reached (0-100, from the PSNR of a sample: (dB - 20) x 10 / 3).',
   'X-Memory-Estimate': "The memory model's estimate for this conversion, e.g. `42 MiB`.",
   'X-Original-Returned': '`true` when the never-bigger rule answered with the input itself.',
-  'X-Frames-Dropped': 'Animation frames not converted (only the first frame is kept).',
+  'X-Frames': 'An animated answer (an animated GIF or WebP to WebP): its frame count.',
+  'X-Frames-Dropped': 'Animation frames not converted (only the first frame is kept: JPEG, PNG or AVIF output, or `animated=false`).',
   'Server-Timing': 'Milliseconds spent in `decode`, `transform` and `encode`.',
   'Cache-Control': 'Always `no-store`.',
   Vary: '`Accept` when the answer depended on it (`format=auto`, or JSON chosen by Accept).',
@@ -121,6 +125,7 @@ function statsHeaders(o: Outcome): Partial<Record<AnswerHeader, string>> {
     'Cache-Control': 'no-store',
   }
   if (o.original) headers['X-Original-Returned'] = 'true'
+  if (o.frames > 1) headers['X-Frames'] = String(o.frames)
   if (o.framesDropped > 0) headers['X-Frames-Dropped'] = String(o.framesDropped)
   if (o.vary) headers['Vary'] = 'Accept'
   return headers
@@ -144,6 +149,7 @@ export function respond(c: Context, o: Outcome, json: boolean): Response {
         ratio: ratio(o),
         saved: o.input.bytes - byteLength(o.bytes),
         original: o.original,
+        frames: o.frames,
         framesDropped: o.framesDropped,
         effort: o.effort,
         ...(o.quality !== undefined ? { quality: o.quality } : {}),

@@ -139,7 +139,11 @@ function openSource(lean: LeanCodec, bytes: Uint8Array, header: ImageHeader, sca
   }
 }
 
-function addTransforms(
+/**
+ * The transforms after the source, as the geometry asks for them: the EXIF turn, the crop, the Lanczos3 resample, the
+ * padding and, for a format without alpha, the flattening (also each frame of an animation's, src/pipeline/frames.ts).
+ */
+export function addTransforms(
   lean: LeanCodec,
   header: ImageHeader,
   geometry: Geometry,

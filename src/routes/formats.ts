@@ -3,7 +3,7 @@ import { CODECS } from '../codecs/registry'
 import { AVIF_EFFORT_CAPS } from '../codecs/avif'
 import { publishedCaps } from '../codecs/effort-caps'
 import { PNG_EFFORT_CAPS } from '../codecs/png'
-import { WEBP_EFFORT_CAPS } from '../codecs/webp'
+import { WEBP_ANIMATION_EFFORT_CAPS, WEBP_EFFORT_CAPS } from '../codecs/webp'
 import { limitsOf } from '../env'
 import { measuredMatrix } from '../lib/measured-matrix'
 import { MEMORY_MODEL } from '../pipeline/limits'
@@ -58,6 +58,8 @@ export const formats = new Hono<{ Bindings: Env }>().get('/', (c) => {
       maxInputBytes: limits.maxInputBytes,
       maxInputPixels: limits.maxInputPixels,
       maxOutputPixels: limits.maxOutputPixels,
+      maxAnimationFrames: limits.maxAnimationFrames,
+      maxAnimationPixels: limits.maxAnimationPixels,
       maxDimension: 16384,
       memoryBudgetMiB: limits.memoryBudgetMiB,
       cpuLimitMs: limits.cpuLimitMs,
@@ -65,6 +67,7 @@ export const formats = new Hono<{ Bindings: Env }>().get('/', (c) => {
       avifEffortCaps: publishedCaps(AVIF_EFFORT_CAPS),
       pngEffortCaps: publishedCaps(PNG_EFFORT_CAPS),
       webpEffortCaps: publishedCaps(WEBP_EFFORT_CAPS),
+      webpAnimationEffortCaps: { lossy: publishedCaps(WEBP_ANIMATION_EFFORT_CAPS.lossy), lossless: publishedCaps(WEBP_ANIMATION_EFFORT_CAPS.lossless) },
       // What converted and what was refused, by input format and size, measured at the default limits.
       measuredMatrix: measuredMatrix(),
     },

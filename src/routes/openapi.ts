@@ -131,7 +131,7 @@ registry.registerPath({
             format: 'webp', mime: 'image/webp', filename: 'photo.webp',
             input: { format: 'jpeg', bytes: 412_345, width: 1600, height: 1000 },
             output: { bytes: 61_234, width: 800, height: 500 },
-            ratio: 0.1485, saved: 351_111, original: false, framesDropped: 0, effort: 4,
+            ratio: 0.1485, saved: 351_111, original: false, frames: 1, framesDropped: 0, effort: 4,
             timings: { decode: 21.4, transform: 0, encode: 96.2 },
             image: 'UklGRl4AAABXRUJQVlA4...',
           },

@@ -1,7 +1,8 @@
 /**
  * GIF files written byte by byte, for what the corpus has too few of: interlaced frames, frames smaller
- * than the screen and off its origin, transparent indices, and large canvases.
+ * than the screen and off its origin, transparent indices, and large canvases; and animations of several frames.
  */
+import { joinParts } from '../../src/lib/bytes'
 
 export interface GifFrame {
   left: number
@@ -81,9 +82,46 @@ function lzw(indices: ArrayLike<number>): Uint8Array {
 
 /** A GIF89a of one image. */
 export function writeGif({ screenWidth, screenHeight, palette, transparent, frame }: GifImage): Uint8Array {
+  return writeAnimatedGif({ screenWidth, screenHeight, palette, frames: [{ ...frame, transparent }] })
+}
+
+export interface AnimatedGifFrame extends GifFrame {
+  /** Delay in hundredths of a second (a Graphic Control Extension is written when any of these three is given). */
+  delay?: number
+  /** 0-1 leave, 2 clear to the background (transparent), 3 restore what was under the frame. */
+  dispose?: number
+  transparent?: number | undefined
+}
+
+export interface AnimatedGif {
+  screenWidth: number
+  screenHeight: number
+  palette: ReadonlyArray<readonly [number, number, number]>
+  /** The NETSCAPE2.0 loop count (0: forever); no looping extension when undefined. */
+  loop?: number
+  frames: AnimatedGifFrame[]
+}
+
+/** A GIF89a of several frames, each with its own Graphic Control Extension. */
+export function writeAnimatedGif({ screenWidth, screenHeight, palette, loop, frames }: AnimatedGif): Uint8Array {
   const bits = Math.max(1, Math.ceil(Math.log2(palette.length)))
   const table = new Uint8Array(3 << bits)
   palette.forEach((rgb, i) => table.set(rgb, i * 3))
+  const parts: Array<ArrayLike<number>> = [
+    [...Array.from('GIF89a', (c) => c.charCodeAt(0)), ...u16(screenWidth), ...u16(screenHeight), 0x80 | ((bits - 1) << 4) | (bits - 1), 0, 0],
+    table,
+  ]
+  if (loop !== undefined) parts.push([0x21, 0xff, 11, ...Array.from('NETSCAPE2.0', (c) => c.charCodeAt(0)), 3, 1, ...u16(loop), 0])
+  for (const frame of frames) parts.push(...frameBytes(frame))
+  parts.push([0x3b])
+  return joinParts(parts.map((part) => Uint8Array.from(part)))
+}
+
+function frameBytes(frame: AnimatedGifFrame): Array<ArrayLike<number>> {
+  const { transparent, delay, dispose } = frame
+  const control = transparent !== undefined || delay !== undefined || dispose !== undefined
+    ? [0x21, 0xf9, 4, ((dispose ?? 0) << 2) | (transparent === undefined ? 0 : 1), ...u16(delay ?? 0), transparent ?? 0, 0]
+    : []
   const order = frame.interlaced ? interlacedOrder(frame.height) : Array.from({ length: frame.height }, (_, y) => y)
   const stored = new Uint8Array(frame.width * frame.height)
   order.forEach((y, i) => {
@@ -99,17 +137,8 @@ export function writeGif({ screenWidth, screenHeight, palette, transparent, fram
     blocks.set(block, at)
     at += block.length
   }
-  const head = Uint8Array.from([
-    ...Array.from('GIF89a', (c) => c.charCodeAt(0)),
-    ...u16(screenWidth), ...u16(screenHeight), 0x80 | ((bits - 1) << 4) | (bits - 1), 0, 0,
-    ...table,
-    ...(transparent === undefined ? [] : [0x21, 0xf9, 4, 1, 0, 0, transparent, 0]),
-    0x2c, ...u16(frame.left), ...u16(frame.top), ...u16(frame.width), ...u16(frame.height), frame.interlaced ? 0x40 : 0,
-    8,
-  ])
-  const out = new Uint8Array(head.length + blocks.length + 1)
-  out.set(head)
-  out.set(blocks, head.length) // ends with the terminator, a zero-length block
-  out[out.length - 1] = 0x3b
-  return out
+  return [
+    [...control, 0x2c, ...u16(frame.left), ...u16(frame.top), ...u16(frame.width), ...u16(frame.height), frame.interlaced ? 0x40 : 0, 8],
+    blocks, // ends with the terminator, a zero-length block
+  ]
 }

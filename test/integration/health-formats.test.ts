@@ -108,7 +108,7 @@ describe('formats', () => {
   it('lists the request options', async () => {
     const { options } = (await (await get('/api/formats')).json()) as { options: string[] }
     expect([...options].sort()).toEqual(
-      ['background', 'colors', 'effort', 'enlarge', 'fit', 'format', 'height', 'lossless', 'max_bytes', 'metadata', 'quality', 'response', 'target', 'width'].sort(),
+      ['animated', 'background', 'colors', 'effort', 'enlarge', 'fit', 'format', 'height', 'lossless', 'max_bytes', 'metadata', 'quality', 'response', 'target', 'width'].sort(),
     )
   })
 
@@ -123,6 +123,7 @@ describe('formats', () => {
     expect(limits.maxInputBytes).toBe(1024 * 1024)
     expect(limits.maxInputPixels).toBe(16_000_000)
     expect(limits.maxOutputPixels).toBe(16_000_000)
+    expect([limits.maxAnimationFrames, limits.maxAnimationPixels]).toEqual([Number(vars.MAX_ANIMATION_FRAMES), Number(vars.MAX_ANIMATION_PIXELS)])
     expect(limits.memoryBudgetMiB).toBe(120)
     expect(limits.memoryModel).toMatchObject({ baseMiB: expect.any(Number), encode: { webp: { perMP: expect.any(Number) } } })
   })

@@ -23,7 +23,7 @@ import wranglerToml from '../../wrangler.toml?raw'
 import { AVIF_EFFORT_CAPS, avif } from '../../src/codecs/avif'
 import type { EffortCaps } from '../../src/codecs/effort-caps'
 import { PNG_EFFORT_CAPS, png } from '../../src/codecs/png'
-import { WEBP_EFFORT_CAPS, webp } from '../../src/codecs/webp'
+import { WEBP_ANIMATION_EFFORT_CAPS, WEBP_EFFORT_CAPS, webp } from '../../src/codecs/webp'
 import type { Codec } from '../../src/codecs/types'
 
 const PNG_SECONDS = [0.05, 0.08, 0.28, 0.8, 1.37, 1.72, 2.8, 2.9, 2.9, 2.9].map((s) => s * 2.2)
@@ -75,3 +75,31 @@ for (const { name, codec, caps, secondsPerMP } of CODECS) {
     })
   })
 }
+
+describe('animated WebP effort caps (by frames x output pixels)', () => {
+  // CPU seconds per MP of libwebp's animation encoder on a 24-frame 640x400 photographic pan, times 1.5 (src/codecs/webp.ts).
+  const SECONDS = {
+    lossy: [0.135, 0.135, 0.135, 0.23, 0.23, 0.27, 5.8, 5.8, 5.8, 5.8],
+    lossless: [0.22, 0.25, 0.28, 0.66, 0.66, 0.87, 1.03, 1.03, 1.03, 1.03],
+  }
+  const maxAnimationPixels = Number((env as unknown as Record<string, string>).MAX_ANIMATION_PIXELS)
+
+  for (const kind of ['lossy', 'lossless'] as const) {
+    it(`${kind}: every tier under half of cpu_ms at its highest effort, the last (up to MAX_ANIMATION_PIXELS) under cpu_ms`, () => {
+      const caps = WEBP_ANIMATION_EFFORT_CAPS[kind]
+      for (const [i, { maxPixels, maxEffort }] of caps.entries()) {
+        const seconds = (Math.min(maxPixels, maxAnimationPixels) / 1e6) * SECONDS[kind][maxEffort]!
+        const limit = i === caps.length - 1 && kind === 'lossless' ? cpuLimitSeconds : cpuLimitSeconds / 2
+        expect(seconds, `effort ${maxEffort} up to ${maxPixels} px`).toBeLessThan(limit)
+      }
+      expect(caps.at(-1)!.maxPixels).toBe(Number.POSITIVE_INFINITY)
+    })
+
+    it(`${kind}: are the ones the README states`, () => {
+      const caps = WEBP_ANIMATION_EFFORT_CAPS[kind]
+      const tiers = caps.map(({ maxPixels, maxEffort }) => (Number.isFinite(maxPixels) ? `${maxEffort} up to ${maxPixels / 1e6} MP` : `${maxEffort} above`))
+      const sentence = `${kind} at most ${tiers.slice(0, -1).join(', ')} and ${tiers.at(-1)}`
+      expect(readme.replace(/\s+/g, ' ').includes(sentence), `README.md lacks "${sentence}"`).toBe(true)
+    })
+  }
+})

@@ -139,6 +139,12 @@ jobs+=("$here/webp_dec.c|-I$lcms/include ${webp_flags[*]}")
 # giflib's decoder, for GIF input (gif_dec.c).
 for name in dgif_lib gif_err gifalloc openbsd-reallocarray; do jobs+=("$gif/$name.c|-I$gif"); done
 jobs+=("$here/gif_dec.c|-I$gif -I$lcms/include")
+# Animations (frames.c): every GIF frame composited (anim_gif.c), libwebp's demuxer and animation decoder for animated
+# WebP input and its muxer and animation encoder for animated WebP output (anim_webp.c).
+for dir in src/demux src/mux; do for f in "$webp/$dir"/*.c; do jobs+=("$f|${webp_flags[*]}"); done; done
+jobs+=("$here/anim_gif.c|-I$gif")
+jobs+=("$here/anim_webp.c|${webp_flags[*]}")
+jobs+=("$here/frames.c|")
 # dav1d for AVIF input (avif_dec.c): its C code only, configured by hand (dav1d/config.h) instead of meson, the
 # pixel templates built once for 8-bit and once for 16-bit samples (10 and 12 bits).
 # Not link-time optimised: clang 14 with -msimd128 and LTO together miscompiles dav1d (a lossless AVIF's Y plane

@@ -9,7 +9,7 @@
  * frame stores its rows in four passes, so its indices (1 B per pixel) are decoded once, first.
  *
  * giflib's LZW decoder bounds every prefix chain (a code used before it is defined is an error, not a
- * loop), and every read goes through gif_read, which stops at the end of the file: a truncated or
+ * loop), and every read goes through gif_input_read, which stops at the end of the file: a truncated or
  * corrupt frame ends in `fail`, never in a partial image.
  */
 #include <stddef.h>
@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "gif_lib.h"
+#include "gif_input.h"
 #include "colour.h"
 #include "lean.h"
 #include "pipeline.h"
@@ -30,9 +31,7 @@ __attribute__((import_module("env"), import_name("read_input"))) void js_read_in
 typedef struct {
   Rows rows;
   GifFileType *gif;
-  size_t file_size, file_at;     /* what JS has handed over so far */
-  uint8_t *buffer;               /* READ_BUFFER bytes of the file, from buffer_at */
-  size_t buffered, buffer_used;
+  GifInput input;
   uint8_t palette[256][4];       /* RGBA by index; indices past the colour table are opaque black */
   int left, top, frame_width, frame_height, interlaced;
   uint8_t *indices;              /* one frame row, or the whole frame when interlaced */
@@ -42,25 +41,31 @@ typedef struct {
 
 static GifRows *current;
 
-static int gif_read(GifFileType *gif, GifByteType *out, int length) {
-  GifRows *g = (GifRows *)gif->UserData;
+int gif_input_read(GifFileType *gif, GifByteType *out, int length) {
+  GifInput *in = (GifInput *)gif->UserData;
   int done = 0;
   while (done < length) {
-    if (g->buffer_used == g->buffered) {
-      size_t left = g->file_size - g->file_at;
+    if (in->buffer_used == in->buffered) {
+      size_t left = in->file_size - in->file_at;
       if (left == 0) break;
-      g->buffered = left < READ_BUFFER ? left : READ_BUFFER;
-      js_read_input(g->buffer, g->buffered, g->file_at);
-      g->file_at += g->buffered;
-      g->buffer_used = 0;
+      in->buffered = left < READ_BUFFER ? left : READ_BUFFER;
+      js_read_input(in->buffer, in->buffered, in->file_at);
+      in->file_at += in->buffered;
+      in->buffer_used = 0;
     }
-    size_t n = g->buffered - g->buffer_used;
+    size_t n = in->buffered - in->buffer_used;
     if (n > (size_t)(length - done)) n = (size_t)(length - done);
-    memcpy(out + done, g->buffer + g->buffer_used, n);
-    g->buffer_used += n;
+    memcpy(out + done, in->buffer + in->buffer_used, n);
+    in->buffer_used += n;
     done += (int)n;
   }
   return done;
+}
+
+void gif_input_init(GifInput *in, size_t size) {
+  memset(in, 0, sizeof(GifInput));
+  in->file_size = size;
+  in->buffer = lean_alloc(READ_BUFFER);
 }
 
 /* giflib's reason when it has one (its messages name the defect: "Image is defective, decoding aborted"). */
@@ -112,7 +117,7 @@ static void gif_close(Rows *self) {
   DGifCloseFile(g->gif, &error);
   free(g->indices);
   free(g->row);
-  free(g->buffer);
+  free(g->input.buffer);
   free(g);
   current = NULL;
 }
@@ -127,10 +132,9 @@ EXPORT(gd_open) void gd_open(size_t size, int max_width, int max_height) {
   memset(g, 0, sizeof(GifRows));
   current = g;
   colour_reset(); /* GIF says nothing about its colours: sRGB */
-  g->file_size = size;
-  g->buffer = lean_alloc(READ_BUFFER);
+  gif_input_init(&g->input, size);
   int error = 0;
-  g->gif = DGifOpen(g, gif_read, &error);
+  g->gif = DGifOpen(&g->input, gif_input_read, &error);
   if (!g->gif) fail(GifErrorString(error) ? GifErrorString(error) : "not a GIF");
   int transparent = -1;
   for (;;) {

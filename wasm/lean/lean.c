@@ -387,11 +387,11 @@ static void rows_to_yuv(Rows *in) {
 }
 
 /* Rows into the lossless encoder's ARGB picture. Returns 1 if a pixel is transparent. */
-static int rows_to_argb(Rows *in) {
+int rows_to_argb(Rows *in, WebPPicture *to) {
   int transparent = 0;
   for (int y = 0; y < in->height; y++) {
     const uint8_t *row = in->next(in);
-    uint32_t *out = picture.argb + (size_t)y * picture.argb_stride;
+    uint32_t *out = to->argb + (size_t)y * to->argb_stride;
     for (int x = 0; x < in->width; x++) {
       const uint8_t *p = row + 4 * x;
       out[x] = (uint32_t)p[3] << 24 | (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
@@ -415,7 +415,7 @@ int webp_sink(Rows *in, int lossless) {
     picture.width = in->width;
     picture.height = in->height;
     if (!WebPPictureAlloc(&picture)) fail("out of memory");
-    transparent = rows_to_argb(in);
+    transparent = rows_to_argb(in, &picture);
   } else {
     lean_yuv_picture(in->width, in->height);
     rows_to_yuv(in);

@@ -20,6 +20,10 @@ void lean_set_output(uint8_t *bytes, size_t size);
 /* The encoder's picture (lean.c), allocated as YUV 4:2:0 planes of `width` x `height`, for a decoder to fill. */
 struct WebPPicture *lean_yuv_picture(int width, int height);
 
+/* Every row of `in` into `to`'s ARGB (allocated at the rows' size, use_argb); returns 1 if a pixel is transparent (lean.c). */
+struct Rows;
+int rows_to_argb(struct Rows *in, struct WebPPicture *to);
+
 /* MozJPEG: `width` x `height` pixels of `channels` bytes each as JPEG (lean.c). Returns the size. */
 size_t jpeg_encode(const uint8_t *pixels, int width, int height, int channels, int quality, int progressive, int optimize, int mozjpeg);
 

@@ -235,6 +235,7 @@ EXPORT(px_png) void px_png(void) { pipe = png_rows(); }
 EXPORT(px_webp) void px_webp(int width, int height) { pipe = webp_rows(width, height); }
 EXPORT(px_gif) void px_gif(void) { pipe = gif_rows(); }
 EXPORT(px_avif) void px_avif(void) { pipe = avif_rows(); }
+EXPORT(px_frame) void px_frame(void) { pipe = frame_rows(); }
 /** RGBA pixels that JS keeps (and frees): a source that can be read twice. */
 EXPORT(px_pixels) void px_pixels(const uint8_t *rgba, int width, int height, int alpha) { pipe = rows_of_buffer(rgba, width, height, alpha); }
 
@@ -274,4 +275,6 @@ EXPORT(px_quant_sample) void px_quant_sample(void) { quant_sample(take()); }
 EXPORT(px_remap) void px_remap(void) { pipe = rows_remap(built()); }
 EXPORT(px_to_png) size_t px_to_png(int level, int strategies) { return png_sink(take(), level, strategies); }
 EXPORT(px_to_avif) size_t px_to_avif(int quality, int speed, int flags) { return avif_sink(take(), quality, speed, flags); }
+/** One frame of an animated WebP (frames.c), shown from `timestamp_ms`. */
+EXPORT(px_to_frame) void px_to_frame(int timestamp_ms) { anim_sink(take(), timestamp_ms); }
 

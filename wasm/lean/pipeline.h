@@ -32,6 +32,7 @@ Rows *png_rows(void);                                                           
 Rows *webp_rows(int width, int height);                                             /* the opened WebP, at its size or smaller */
 Rows *gif_rows(void);                                                               /* the opened GIF's first frame (gd_open) */
 Rows *avif_rows(void);                                                              /* the decoded AVIF's planes (ad_open) */
+Rows *frame_rows(void);                                                             /* frames.c: the animation's current frame */
 
 /* Transforms. */
 Rows *rows_orient(Rows *in, int orientation); /* EXIF 1-8: collects the image once when it turns */
@@ -50,5 +51,6 @@ int webp_sink(Rows *in, int lossless);                                       /* 
 void png_analyse(Rows *in);                                                   /* sink_png.c: the first of two passes */
 size_t png_sink(Rows *in, int level, int strategies);                         /* sink_png.c: the second */
 size_t avif_sink(Rows *in, int quality, int speed, int flags);               /* sink_avif.c: flags as ae_start's */
+void anim_sink(Rows *in, int timestamp_ms);                                  /* anim_webp.c: one frame of an animated WebP */
 
 #endif

@@ -19,6 +19,7 @@ const GIF_EXTENSION = 0x21
 const GIF_IMAGE = 0x2c
 const GIF_TRAILER = 0x3b
 const GIF_GRAPHIC_CONTROL = 0xf9
+const GIF_APPLICATION = 0xff
 
 interface GifBlocks {
   frames: number
@@ -29,6 +30,10 @@ interface GifBlocks {
   transparent: boolean
   /** The first frame stores its rows in four passes (the decoder then holds its indices, 1 B per pixel). */
   interlaced: boolean
+  /** The NETSCAPE2.0 / ANIMEXTS1.0 loop count, if the file has one. */
+  loop: number | undefined
+  /** Some frame's rectangle reaches past the logical screen. */
+  frameOutside: boolean
 }
 
 function readGif(r: Reader): ImageHeader {
@@ -36,7 +41,7 @@ function readGif(r: Reader): ImageHeader {
   const screenHeight = r.u16(8, true)
   const packed = r.u8(10)
   const globalTable = packed & 0x80 ? 3 * (1 << ((packed & 7) + 1)) : 0
-  const blocks = walkGifBlocks(r, 13 + globalTable)
+  const blocks = walkGifBlocks(r, 13 + globalTable, screenWidth, screenHeight)
   if (blocks.frames === 0) throw corrupt(NAME, 'no image descriptor before the data ends')
   // The decoder draws on the logical screen; only a 0x0 screen falls back to the first frame.
   const useFrame = screenWidth === 0 || screenHeight === 0
@@ -52,6 +57,8 @@ function readGif(r: Reader): ImageHeader {
     hasAlpha: blocks.transparent || (!useFrame && !covers(blocks, screenWidth, screenHeight)),
     progressive: blocks.interlaced,
     frames: blocks.frames,
+    ...(blocks.loop !== undefined ? { loop: blocks.loop } : {}),
+    ...(blocks.frameOutside && !useFrame ? { frameOutside: true } : {}),
   }
 }
 
@@ -59,9 +66,9 @@ function readGif(r: Reader): ImageHeader {
 const covers = (b: GifBlocks, width: number, height: number): boolean =>
   b.firstLeft === 0 && b.firstTop === 0 && b.firstWidth >= width && b.firstHeight >= height
 
-/** Count image descriptors; stops quietly at the trailer, unknown bytes or truncation. */
-function walkGifBlocks(r: Reader, start: number): GifBlocks {
-  const blocks: GifBlocks = { frames: 0, firstLeft: 0, firstTop: 0, firstWidth: 0, firstHeight: 0, transparent: false, interlaced: false }
+/** Count image descriptors, read the loop count; stops quietly at the trailer, unknown bytes or truncation. */
+function walkGifBlocks(r: Reader, start: number, screenWidth: number, screenHeight: number): GifBlocks {
+  const blocks: GifBlocks = { frames: 0, firstLeft: 0, firstTop: 0, firstWidth: 0, firstHeight: 0, transparent: false, interlaced: false, loop: undefined, frameOutside: false }
   let pos = start
   while (r.has(pos, 1)) {
     const introducer = r.u8(pos)
@@ -71,6 +78,10 @@ function walkGifBlocks(r: Reader, start: number): GifBlocks {
       const label = r.u8(pos + 1)
       if (label === GIF_GRAPHIC_CONTROL && blocks.frames === 0 && r.u8(pos + 2) >= 4) {
         blocks.transparent = (r.u8(pos + 3) & 1) === 1
+      }
+      // An application extension of 11 bytes naming the looping extension, then a sub-block [1, count (u16)].
+      if (label === GIF_APPLICATION && r.u8(pos + 2) === 11 && r.has(pos + 3, 16) && (r.matchesAscii(pos + 3, 'NETSCAPE2.0') || r.matchesAscii(pos + 3, 'ANIMEXTS1.0'))) {
+        if (r.u8(pos + 14) >= 3 && r.u8(pos + 15) === 1) blocks.loop = r.u16(pos + 16, true)
       }
       pos = skipGifSubBlocks(r, pos + 2)
     } else if (introducer === GIF_IMAGE) {
@@ -82,6 +93,7 @@ function walkGifBlocks(r: Reader, start: number): GifBlocks {
         blocks.firstWidth = r.u16(pos + 5, true)
         blocks.firstHeight = r.u16(pos + 7, true)
       }
+      if (r.u16(pos + 1, true) + r.u16(pos + 5, true) > screenWidth || r.u16(pos + 3, true) + r.u16(pos + 7, true) > screenHeight) blocks.frameOutside = true
       const packed = r.u8(pos + 9)
       if (blocks.frames === 1) blocks.interlaced = (packed & 0x40) !== 0
       const localTable = packed & 0x80 ? 3 * (1 << ((packed & 7) + 1)) : 0

@@ -34,6 +34,13 @@ export interface ImageHeader {
    * cannot be read). 1 otherwise.
    */
   frames: number
+  /**
+   * GIF: the NETSCAPE2.0 (or ANIMEXTS1.0) loop count, more repeats after the first play (0: forever); undefined when
+   * the file has none (it plays once). Other formats: undefined (an animated WebP's is read with its frames).
+   */
+  loop?: number
+  /** GIF: a frame after the first lies partly or wholly outside the logical screen (refused when every frame is converted). */
+  frameOutside?: boolean
   /** PNG bit depth (1-16); AVIF pixi, else av1C; JPEG sample precision (8, 12 or 16); 8 otherwise. */
   bitDepth: number
   /** AVIF: the av1C's chroma subsampling (of the primary item, or of a grid's first cell); undefined otherwise or when unknown. */

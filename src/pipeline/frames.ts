@@ -1,0 +1,67 @@
+import { libwebpSettings } from '../codecs/webp'
+import type { EncodeSettings } from '../codecs/types'
+import type { Stopwatch } from '../lib/stopwatch'
+import { leanPass } from './codec'
+import type { ConversionPlan } from './limits'
+import { addTransforms } from './rows'
+import type { ImageHeader } from './sniff'
+import { type Geometry, paddingColour } from './transform'
+
+export interface FramesResult {
+  output: Uint8Array
+  width: number
+  height: number
+  /** Frames written (every frame of the input). */
+  frames: number
+  timings: { decode: number; transform: number; encode: number }
+}
+
+/**
+ * Steps 4-6 for an animation into an animated WebP (route `frames`, src/pipeline/limits.ts): each frame of a GIF or an
+ * animated WebP, composited on the whole canvas as a viewer shows it (wasm/lean/frames.c), goes through the row
+ * pipeline's transforms (the turn, crop, Lanczos3, padding; rows.ts) into libwebp's animation encoder, one frame at a
+ * time, with the frame's delay; the loop count is kept (a GIF's NETSCAPE count N plays N + 1 times, as browsers play it).
+ * What is held is the frame source's canvas (and a GIF's rectangle under a frame it restores), the encoder's canvases
+ * and the frames it keeps to choose between, never every frame.
+ *
+ * @example
+ * const { output, frames } = await convertFrames(bytes, header, plan, geometry, settings, [255, 255, 255], clock)
+ */
+export async function convertFrames(
+  bytes: Uint8Array,
+  header: ImageHeader,
+  plan: ConversionPlan,
+  geometry: Geometry,
+  settings: EncodeSettings,
+  background: [number, number, number],
+  clock: Stopwatch,
+): Promise<FramesResult> {
+  const { lean, run } = leanPass(header)
+  const format = header.format === 'gif' ? 'gif' : 'webp'
+  const source = run(() => lean.openFrames(bytes, format, header.width, header.height))
+  const loop = format === 'gif' ? gifLoopAsWebp(header.loop) : source.loop
+  const webp = libwebpSettings(settings, plan.width * plan.height)
+  run(() => lean.startAnimation(plan.width, plan.height, loop, webp))
+  const decode = await clock.lap()
+  let timestamp = 0
+  let frames = 0
+  for (;;) {
+    const duration = run(() => lean.nextFrame())
+    if (duration < 0) break
+    run(() => {
+      lean.rowsFromFrame()
+      addTransforms(lean, header, geometry, paddingColour(true, background), background, true)
+      lean.rowsToFrame(timestamp)
+    })
+    timestamp += duration
+    frames++
+  }
+  const output = run(() => lean.finishAnimation(timestamp))
+  return { output, width: plan.width, height: plan.height, frames, timings: { decode, transform: 0, encode: await clock.lap() } }
+}
+
+/**
+ * A GIF's NETSCAPE loop count as WebP's: absent, the GIF plays once (1); 0 is forever in both; N more repeats play
+ * N + 1 times in browsers, which is WebP's count (capped at its 16 bits).
+ */
+export const gifLoopAsWebp = (loop: number | undefined): number => (loop === undefined ? 1 : loop === 0 ? 0 : Math.min(65535, loop + 1))
