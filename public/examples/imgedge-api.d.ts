@@ -330,7 +330,7 @@ export interface operations {
                 colors?: number;
                 /** @description Largest answer in bytes: the quality (given or default) is lowered to the highest that fits, by bisection (up to 7 more encodes, none started that would take the conversion past 80 % of CPU_LIMIT_MS); 422 max_bytes_unreachable when none tried fits. Lossy outputs only; `X-Quality` says the quality used. */
                 max_bytes?: number;
-                /** @description An animated GIF or WebP to WebP keeps every frame, its delay and the loop count (an animated WebP); `false` keeps the first frame only, as JPEG, PNG and AVIF output always do (`X-Frames-Dropped`). */
+                /** @description An animated GIF or WebP to WebP keeps every frame, its delay and the loop count (an animated WebP; a flat-colour GIF at the default quality comes back lossless where that is smaller); `false` keeps the first frame only, as JPEG, PNG and AVIF output always do (`X-Frames-Dropped`). */
                 animated?: "0" | "1" | "true" | "false";
                 /** @description What the answer carries besides pixels: `none`; `copyright` (EXIF Artist and Copyright); `keep` (EXIF with orientation 1, XMP, and an RGB ICC profile, the pixels then left in its colours). Read from JPEG, PNG and still WebP inputs. */
                 metadata?: "none" | "copyright" | "keep";

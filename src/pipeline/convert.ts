@@ -8,12 +8,12 @@ import { Stopwatch } from '../lib/stopwatch'
 import { TryBudget } from '../lib/try-budget'
 import { type AutoQuality, chooseQuality, sampleSpansOf } from './auto-quality'
 import { atQuality, decodeImage, encodeImage, transcode } from './codec'
+import { convertFrames, flatGifMode } from './frames'
 import { checkAlphaPlane, checkInput, hasRowSource, mayAnswerWithInput } from './limits'
 import { inputAsAnswer, metadataFor, withMetadata } from './metadata'
 import { chooseOutput, formatCandidates } from './negotiate'
 import type { CompressOptions } from './options'
 import { byteLength, type Encoded, type Outcome } from './respond'
-import { convertFrames } from './frames'
 import { convertRows, sampleRows } from './rows'
 import { readHeader, uprightSize } from './sniff'
 import { applyGeometry, fitToDecoded, flatten, type Geometry, hasTransparency, paddingColour, parseColour, planGeometry } from './transform'
@@ -202,12 +202,21 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
     searchMs = await clock.lap()
   }
 
+  // an animated GIF of flat colour (few bytes a pixel), at the default quality: lossless where its first frame is smaller so
+  if (plan.route === 'frames' && options.quality === undefined && !settings.fitTo) {
+    const clock = new Stopwatch()
+    const mode = await flatGifMode(bytes, header, plan, geometry, settings, background, memoryEstimate, limits)
+    ;({ settings } = mode)
+    memoryEstimate = Math.max(memoryEstimate, mode.estimateMiB)
+    searchMs += await clock.lap()
+  }
+
   // (with max_bytes the sink never gives up early: the input may be over the target too)
   let pass = await encodeAt(settings, unchanged && options.max_bytes === undefined ? candidateBytes : undefined)
   let quality = settings.quality
   if (options.max_bytes !== undefined) ({ pass, quality } = await fitInto(options.max_bytes, format, settings, pass, encodeAt, options.lossless === true, { spentMs: searchMs, cpuLimitMs: limits.cpuLimitMs }))
   const { output, size, palette } = pass
-  // quality=auto's search (sample, trial encodes, scores) counts as encoding
+  // quality=auto's search (sample, trial encodes, scores) and a flat GIF's probe count as encoding
   const timings = { ...pass.timings, encode: pass.timings.encode + searchMs }
   if (pass.colourConverted) unchanged = false
 

@@ -111,18 +111,19 @@ export const MEMORY_MODEL = {
    * frame's own decoding), and per output MP the frame handed to libwebp's animation encoder, its three canvases and
    * the candidate frames it encodes and keeps (lossy: YUV planes and the VP8 encoder; lossless: VP8L's hash chains). A
    * lossless animation's file is large and held about four times at its end (the encoder's frames, the file assembled
-   * from them, its copy out of the instance, the answer): `losslessFilePerMP` per MP of all frames' output, at the 0.6
-   * MiB per MP a photographic one measured. Fitted to npm run memory (2026-11-26): 100 frames of 1280x720 GIF 83.0 MiB
-   * (est. 85), at 640 px 60.4 (62), 18 of 640x400 40.2 (39), lossless 50.6; an animated WebP of 100 frames of 720p 76.4
-   * (77), to 640 px lossless (a 13.4 MiB answer) 108.8.
+   * from them, its copy out of the instance, the answer): `losslessAnswerCopies` times its size, `losslessFileMiBPerMP` per
+   * MP of all frames' output (what a photographic one measured), or for a flat GIF (isFlatGif) the GIF's own size. Fitted to npm run memory (2026-11-26; estimates now): 100 frames of 1280x720
+   * GIF 83.0 MiB (est. 87), at 640 px 60.4 (64), 18 of 640x400 40.2 (41), lossless 49.7 (54), a 20-frame 480x360 cartoon
+   * 33.7 (34); an animated WebP of 100 frames of 720p 76.4 (79), to 640 px lossless (a 13.4 MiB answer) 108.3 (112).
    */
   frames: {
-    baseMiB: 13,
+    baseMiB: 15,
     gif: { filePerMiB: 1.25, perMP: 8 },
     webp: { filePerMiB: 3, perMP: 14 },
     lossyPerMP: 34,
     losslessPerMP: 40,
-    losslessFilePerMP: 2.4,
+    losslessFileMiBPerMP: 0.6,
+    losslessAnswerCopies: 4,
   },
   /**
    * The row pipeline (route `rows`, wasm/lean/pipeline.c), fitted to docs/memory.md's runs: fixed MiB,
@@ -398,6 +399,17 @@ function encoderTerm(plan: ConversionPlan): { baseMiB: number; perMP: number } {
   }
 }
 
+/**
+ * Bytes a GIF holds per pixel of all its frames under which it is taken as flat colour (line art, a cartoon, a screen
+ * recording: what GIF's LZW is good at). Measured: such GIFs 0.007-0.03, photographic ones 0.2-0.6 (an optimised video
+ * GIF reuses pixels across frames: 0.2).
+ */
+export const FLAT_GIF_BYTES_PER_PIXEL = 0.1
+
+/** A GIF of flat colour by its bytes a pixel (FLAT_GIF_BYTES_PER_PIXEL): its lossless WebP is about its own size or smaller. */
+export const isFlatGif = (header: ImageHeader): boolean =>
+  header.format === 'gif' && header.fileBytes !== undefined && header.fileBytes < FLAT_GIF_BYTES_PER_PIXEL * header.frames * header.width * header.height
+
 /** estimateLeanMiB for an animation (MEMORY_MODEL.frames). */
 function framesLeanMiB(plan: ConversionPlan): number {
   const f = MEMORY_MODEL.frames
@@ -406,7 +418,9 @@ function framesLeanMiB(plan: ConversionPlan): number {
   const outMP = (plan.width * plan.height) / 1e6
   const fileMiB = (header.fileBytes ?? 0) / 2 ** 20
   const source = header.format === 'gif' ? f.gif : f.webp
-  const encoder = plan.lossless ? f.losslessPerMP * outMP + f.losslessFilePerMP * outMP * header.frames : f.lossyPerMP * outMP
+  // A lossless answer's size: a flat GIF's is about the GIF's (0.53-0.80x measured), a photographic one's by its pixels.
+  const answerMiB = isFlatGif(header) ? Math.min(fileMiB, f.losslessFileMiBPerMP * outMP * header.frames) : f.losslessFileMiBPerMP * outMP * header.frames
+  const encoder = plan.lossless ? f.losslessPerMP * outMP + f.losslessAnswerCopies * answerMiB : f.lossyPerMP * outMP
   return f.baseMiB + source.filePerMiB * fileMiB + source.perMP * inMP + (plan.resized ? plan.ringMiB : 0) + encoder
 }
 

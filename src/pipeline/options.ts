@@ -58,7 +58,7 @@ export const CompressOptionsSchema = z.strictObject({
     .openapi({ type: 'integer', minimum: 100, description: 'Largest answer in bytes: the quality (given or default) is lowered to the highest that fits, by bisection (up to 7 more encodes, none started that would take the conversion past 80 % of CPU_LIMIT_MS); 422 max_bytes_unreachable when none tried fits. Lossy outputs only; `X-Quality` says the quality used.' }),
   animated: flag
     .default(true)
-    .openapi({ default: 'true', description: 'An animated GIF or WebP to WebP keeps every frame, its delay and the loop count (an animated WebP); `false` keeps the first frame only, as JPEG, PNG and AVIF output always do (`X-Frames-Dropped`).' }),
+    .openapi({ default: 'true', description: 'An animated GIF or WebP to WebP keeps every frame, its delay and the loop count (an animated WebP; a flat-colour GIF at the default quality comes back lossless where that is smaller); `false` keeps the first frame only, as JPEG, PNG and AVIF output always do (`X-Frames-Dropped`).' }),
   metadata: z
     .enum(['none', 'copyright', 'keep'])
     .default('none')

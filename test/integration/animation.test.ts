@@ -8,6 +8,7 @@ import { compress, expectProblem, okBytes } from '../helpers/api'
 import { framesOf, webpAnimationChunks } from '../helpers/animation'
 import { fixture } from '../helpers/fixtures'
 import { type AnimatedGifFrame, writeAnimatedGif } from '../helpers/gif'
+import { prng } from '../helpers/hostile'
 import { decode, psnr } from '../helpers/image'
 import { callWorker } from '../helpers/worker'
 
@@ -97,8 +98,28 @@ describe('an animated GIF to WebP keeps every frame', () => {
   })
 
   it('quality applies to every frame: quality 30 is smaller than quality 95', async () => {
-    const [low, high] = await Promise.all([30, 95].map(async (quality) => (await okBytes(await compress(fixture('anim.gif'), { format: 'webp', quality }, gif))).length))
+    const [low, high] = await Promise.all([30, 95].map(async (quality) => (await okBytes(await compress(fixture('anim.webp'), { format: 'webp', quality }, webp))).length))
     expect(low!).toBeLessThan(high!)
+  })
+
+  it('line art (anim.gif, 0.007 bytes a pixel: flat colour), whose first frame is smaller lossless, comes back lossless: smaller than the GIF, every frame exact; with a quality given, lossy', async () => {
+    const input = fixture('anim.gif')
+    const body = await okBytes(await compress(input, { format: 'webp' }, gif))
+    expect(webpAnimationChunks(body).frames.every((f) => f.bitstream === 'VP8L')).toBe(true)
+    expect(body.length).toBeLessThan(input.length)
+    const lossy = await okBytes(await compress(input, { format: 'webp', quality: 80 }, gif))
+    expect(webpAnimationChunks(lossy).frames.every((f) => f.bitstream === 'VP8 ')).toBe(true)
+    expect(lossy.length).toBeGreaterThan(body.length)
+    const source = framesOf(input, 'gif', 370, 285)
+    framesOf(body, 'webp').forEach((frame, i) => expect(psnr(frame.image, source[i]!.image, { alpha: true }), `frame ${i}`).toBe(Number.POSITIVE_INFINITY))
+  })
+
+  it('a photographic GIF (noise on a smooth palette) stays lossy', async () => {
+    const random = prng(7)
+    const palette = Array.from({ length: 256 }, (_, i) => [i, (i * 3) % 256, 255 - i] as const)
+    const frames = Array.from({ length: 3 }, () => ({ left: 0, top: 0, width: 64, height: 64, interlaced: false, indices: Array.from({ length: 64 * 64 }, () => Math.floor(random() * 256)), delay: 10 }))
+    const body = await okBytes(await compress(writeAnimatedGif({ screenWidth: 64, screenHeight: 64, palette, frames }), { format: 'webp' }, gif))
+    expect(webpAnimationChunks(body).frames.map((f) => f.bitstream)).toEqual(['VP8 ', 'VP8 ', 'VP8 '])
   })
 
   it('caps the effort by the animation\'s pixels in all (frames x output): 10 frames of 600x462 at effort 9 are encoded at 5, one at 9', async () => {
