@@ -202,8 +202,8 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
     searchMs = await clock.lap()
   }
 
-  // an animated GIF of flat colour (few bytes a pixel), at the default quality: lossless where its first frame is smaller so
-  if (plan.route === 'frames' && options.quality === undefined && !settings.fitTo) {
+  // an animated GIF of flat colour (few bytes a pixel), quality and lossless not given: lossless where its first frame is smaller so
+  if (plan.route === 'frames' && options.quality === undefined && options.lossless === undefined && !settings.fitTo) {
     const clock = new Stopwatch()
     const mode = await flatGifMode(bytes, header, plan, geometry, settings, background, memoryEstimate, limits)
     ;({ settings } = mode)

@@ -468,13 +468,15 @@ function rowsLeanMiB(plan: ConversionPlan, progressive: number): number {
 
 /**
  * Whether the answer may be the input itself (the never-bigger rule): the same format, and the same pixels
- * (no turn, crop, resize or padding).
+ * (no turn, crop, resize or padding; every frame of an animation).
  *
  * @example
  * if (mayAnswerWithInput(plan) && byteLength(output) >= bytes.length) output = bytes
  */
-export const mayAnswerWithInput = ({ format, header, resized, padded, cropPixels }: ConversionPlan): boolean =>
-  format === header.format && header.orientation === 1 && !resized && !padded && cropPixels === header.width * header.height
+export const mayAnswerWithInput = ({ format, header, resized, padded, cropPixels, route }: ConversionPlan): boolean =>
+  format === header.format && header.orientation === 1 && !resized && !padded && cropPixels === header.width * header.height &&
+  // an animation is the same pixels only when every frame is converted
+  (header.frames === 1 || route === 'frames')
 
 /**
  * Estimated peak memory growth, in MiB, of one conversion (see MEMORY_MODEL), over an isolate whose

@@ -24,29 +24,37 @@ const CLEAR = 3
 const filled = (width: number, height: number, index: number) => new Uint8Array(width * height).fill(index)
 
 /**
- * Four frames on a 32x24 screen, one for each rule a viewer applies: a full red frame (delay 0: shown 100 ms, left);
- * a green square whose left half is the transparent index (50 ms, then cleared to transparent); an interlaced blue
- * square (200 ms, then the canvas under it restored); a small green square (100 ms). No looping extension: it plays once.
+ * Six frames on a 32x24 screen, one for each rule a viewer applies: a full red frame (delay 0: shown 100 ms, left);
+ * a green square whose left half is the transparent index (50 ms, then cleared to transparent); an interlaced square
+ * of blue and green rows (200 ms, then the canvas under it restored); a small green square (100 ms, left); a blue
+ * square with disposal 4, which browsers take as restore (30 ms); a green square (70 ms). No looping extension: it plays once.
  */
 function rulesGif(): { bytes: Uint8Array; expected: Array<Array<readonly [number, number, number] | 'clear'>> } {
   const square = filled(8, 8, 1)
   for (let y = 0; y < 8; y++) square.fill(CLEAR, y * 8, y * 8 + 4)
+  const striped = Uint8Array.from({ length: 64 }, (_, i) => (Math.floor(i / 8) % 2 === 0 ? 2 : 1))
   const frames: AnimatedGifFrame[] = [
     { left: 0, top: 0, width: 32, height: 24, interlaced: false, indices: filled(32, 24, 0), delay: 0, dispose: 1 },
     { left: 4, top: 4, width: 8, height: 8, interlaced: false, indices: square, delay: 5, dispose: 2, transparent: CLEAR },
-    { left: 16, top: 8, width: 8, height: 8, interlaced: true, indices: filled(8, 8, 2), delay: 20, dispose: 3 },
+    { left: 16, top: 8, width: 8, height: 8, interlaced: true, indices: striped, delay: 20, dispose: 3 },
     { left: 0, top: 0, width: 4, height: 4, interlaced: false, indices: filled(4, 4, 1), delay: 10, dispose: 0 },
+    { left: 24, top: 16, width: 8, height: 8, interlaced: false, indices: filled(8, 8, 2), delay: 3, dispose: 4 },
+    { left: 0, top: 20, width: 4, height: 4, interlaced: false, indices: filled(4, 4, 1), delay: 7, dispose: 0 },
   ]
   const at = (x: number, y: number, l: number, t: number, w: number, h: number) => x >= l && x < l + w && y >= t && y < t + h
   const canvas = (frame: number) =>
     Array.from({ length: 24 * 32 }, (_, i): readonly [number, number, number] | 'clear' => {
       const [x, y] = [i % 32, Math.floor(i / 32)]
+      if (frame === 0) return RED
       if (frame === 1) return at(x, y, 8, 4, 4, 8) ? GREEN : RED
-      if (frame === 2) return at(x, y, 16, 8, 8, 8) ? BLUE : at(x, y, 4, 4, 8, 8) ? 'clear' : RED
-      if (frame === 3) return at(x, y, 0, 0, 4, 4) ? GREEN : at(x, y, 4, 4, 8, 8) ? 'clear' : RED
+      if (at(x, y, 4, 4, 8, 8)) return 'clear'
+      if (frame === 2) return at(x, y, 16, 8, 8, 8) ? ((y - 8) % 2 === 0 ? BLUE : GREEN) : RED
+      if (at(x, y, 0, 0, 4, 4)) return GREEN
+      if (frame === 4 && at(x, y, 24, 16, 8, 8)) return BLUE
+      if (frame === 5 && at(x, y, 0, 20, 4, 4)) return GREEN
       return RED
     })
-  return { bytes: writeAnimatedGif({ screenWidth: 32, screenHeight: 24, palette: PALETTE, frames }), expected: [0, 1, 2, 3].map(canvas) }
+  return { bytes: writeAnimatedGif({ screenWidth: 32, screenHeight: 24, palette: PALETTE, frames }), expected: [0, 1, 2, 3, 4, 5].map(canvas) }
 }
 
 /** Pixels of `image` that differ from `expected` (colour compared only where opaque). */
@@ -77,14 +85,14 @@ describe('an animated GIF to WebP keeps every frame', () => {
     shown.forEach((frame, i) => expect(psnr(frame.image, source[i]!.image, { alpha: true }), `frame ${i}`).toBeGreaterThan(29.5))
   })
 
-  it('composites as a viewer does: transparent index, disposal to background and to previous, offsets, interlacing; delay 0 shows 100 ms; no loop extension plays once', async () => {
+  it('composites as a viewer does: transparent index, disposal to background, to previous (3 and 4), offsets, interlacing; delay 0 shows 100 ms; no loop extension plays once', async () => {
     const { bytes, expected } = rulesGif()
     const body = await okBytes(await compress(bytes, { format: 'webp', lossless: true }, gif))
     const chunks = webpAnimationChunks(body)
     expect(chunks.loop).toBe(1)
     expect(chunks.frames.every((f) => f.bitstream === 'VP8L')).toBe(true)
     const shown = framesOf(body, 'webp')
-    expect(shown.map((f) => f.duration)).toEqual([100, 50, 200, 100])
+    expect(shown.map((f) => f.duration)).toEqual([100, 50, 200, 100, 30, 70])
     shown.forEach((frame, i) => expect(differences(frame.image, expected[i]!), `frame ${i}`).toEqual([]))
   })
 
@@ -202,6 +210,15 @@ describe('animations the service refuses, from their headers where it can', () =
       ],
     })
     await expectProblem(await compress(bytes, { format: 'webp' }, gif), 'corrupt_image', 422)
+  })
+
+  it('a GIF that ends between frames, without its trailer or with bytes after it that are no block, plays the frames it has', async () => {
+    const { bytes } = rulesGif()
+    for (const [input, frames] of [[bytes.subarray(0, bytes.length - 1), 6], [Uint8Array.from([...bytes.subarray(0, bytes.length - 1), 0x99, 1, 2, 3]), 6]] as const) {
+      const res = await compress(input, { format: 'webp', lossless: true }, gif)
+      expect(webpAnimationChunks(await okBytes(res)).frames.length).toBeGreaterThan(1)
+      expect(res.headers.get('x-frames')).toBe(String(frames))
+    }
   })
 
   it('a GIF cut off inside a later frame: 422 corrupt_image, then the next request is served', async () => {
