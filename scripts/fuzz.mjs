@@ -32,6 +32,8 @@
 //   --concurrency C    requests in flight (default 2; the worker converts one at a time anyway)
 //   --timeout S        per-request timeout in seconds (default 30)
 //   --formats LIST     e.g. png,gif (default jpeg,png,webp,avif,gif)
+//   --query Q          the options most mutants are sent with (default effort=0&width=96; e.g. format=webp&effort=0&width=96
+//                      sends GIFs down the animation path too)
 //   --base URL         use a running server instead of starting wrangler dev
 //   --out DIR          where findings go (default .cache/fuzz-findings)
 //   --docs / --no-docs write docs/robustness.md (default: full runs only)
@@ -58,6 +60,7 @@ function parseArgs(argv) {
     concurrency: 2,
     timeout: 30,
     formats: ['jpeg', 'png', 'webp', 'avif', 'gif'],
+    query: 'effort=0&width=96',
     base: null,
     out: path.join(ROOT, '.cache', 'fuzz-findings'),
     docs: null,
@@ -77,6 +80,7 @@ function parseArgs(argv) {
       case '--concurrency': args.concurrency = Number(value()); break
       case '--timeout': args.timeout = Number(value()); break
       case '--formats': args.formats = value().split(','); break
+      case '--query': args.query = value(); break
       case '--base': args.base = value().replace(/\/$/, ''); break
       case '--out': args.out = path.resolve(value()); break
       case '--docs': args.docs = true; break
@@ -195,7 +199,7 @@ async function main() {
         const n = next++
         const source = seeds[pick(random, seeds.length)]
         const mutant = mutate(source, random)
-        const query = random() < 0.25 ? randomQuery(random) : 'effort=0&width=96'
+        const query = random() < 0.25 ? randomQuery(random) : args.query
         const result = await send(base, mutant.bytes, query, args.timeout * 1000)
         stats.sent++
         stats.kinds[result.kind] = (stats.kinds[result.kind] ?? 0) + 1
