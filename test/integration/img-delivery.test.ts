@@ -6,6 +6,7 @@
 import { env } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
 import { signPath } from '../../src/delivery/sign'
+import { webpAnimationChunks } from '../helpers/animation'
 import { expectProblem, MIME, okBytes } from '../helpers/api'
 import { fixture } from '../helpers/fixtures'
 import { decode } from '../helpers/image'
@@ -28,6 +29,16 @@ describe('GET /img from the IMAGES bucket', () => {
     const out = await decode(bytes)
     expect([out.format, out.image.width]).toEqual(['webp', 320])
     expect(res.headers.get('content-disposition')).toBe('inline; filename="cat.webp"')
+  })
+
+  it('delivers an animated GIF as an animated WebP to a browser (format=auto), every frame, and its first frame with animated=false', async () => {
+    await put('clips/anim.gif', fixture('anim.gif'))
+    const res = await img('/img/format=auto,width=200/clips/anim.gif', { accept: BROWSER })
+    expect([res.headers.get('content-type'), res.headers.get('x-frames')]).toEqual([MIME.webp, '10'])
+    expect(webpAnimationChunks(await okBytes(res)).frames).toHaveLength(10)
+    const still = await img('/img/format=auto,width=200,animated=false/clips/anim.gif', { accept: BROWSER })
+    expect((await decode(await okBytes(still))).header.frames).toBe(1)
+    expect(still.headers.get('x-frames-dropped')).toBe('9')
   })
 
   it('takes _ for no options, and keys with slashes and percent-encoding', async () => {
