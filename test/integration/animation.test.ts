@@ -176,6 +176,24 @@ describe('an animated WebP stays animated', () => {
   })
 })
 
+describe('quality=auto and max_bytes on an animation', () => {
+  it('max_bytes lowers the quality of every frame until the animation fits, still animated', async () => {
+    const res = await compress(fixture('anim.webp'), { format: 'webp', max_bytes: 9000 }, webp)
+    const body = await okBytes(res)
+    expect(body.length).toBeLessThanOrEqual(9000)
+    expect(Number(res.headers.get('x-quality'))).toBeLessThan(80)
+    expect(webpAnimationChunks(body).frames).toHaveLength(6)
+  })
+
+  it('quality=auto chooses on the first frame and encodes every frame at that quality', async () => {
+    const res = await compress(fixture('anim.webp'), { format: 'webp', quality: 'auto' }, webp)
+    const body = await okBytes(res)
+    expect(Number(res.headers.get('x-quality'))).toBeGreaterThan(0)
+    expect(Number(res.headers.get('x-score'))).toBeGreaterThan(0)
+    expect(res.headers.get('x-frames')).toBe('6')
+  })
+})
+
 describe('animations the service refuses, from their headers where it can', () => {
   /** `count` frames of 1x1 on a `size` x `size` screen. */
   const tinyFrames = (count: number, size: number) =>
