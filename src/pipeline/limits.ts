@@ -112,9 +112,10 @@ export const MEMORY_MODEL = {
    * the candidate frames it encodes and keeps (lossy: YUV planes and the VP8 encoder; lossless: VP8L's hash chains). A
    * lossless animation's file is large and held about four times at its end (the encoder's frames, the file assembled
    * from them, its copy out of the instance, the answer): `losslessAnswerCopies` times its size, `losslessFileMiBPerMP` per
-   * MP of all frames' output (what a photographic one measured), or for a flat GIF (isFlatGif) the GIF's own size. Fitted to npm run memory (2026-11-26; estimates now): 100 frames of 1280x720
-   * GIF 83.0 MiB (est. 87), at 640 px 60.4 (64), 18 of 640x400 40.2 (41), lossless 49.7 (54), a 20-frame 480x360 cartoon
-   * 33.7 (34); an animated WebP of 100 frames of 720p 76.4 (79), to 640 px lossless (a 13.4 MiB answer) 108.3 (112).
+   * MP of all frames' output (what a photographic one measured), or for a flat GIF (isFlatGif) the GIF's own size.
+   * Fitted to npm run memory (2026-11-26; estimates now): 100 frames of 1280x720 GIF 83.0 MiB (est. 87), at 640 px
+   * 60.4 (64), 18 of 640x400 40.2 (41), lossless 49.7 (54), a 20-frame 480x360 cartoon 33.7 (34); an animated WebP of
+   * 100 frames of 720p 76.4 (79), to 640 px lossless (a 13.4 MiB answer) 108.3 (112).
    */
   frames: {
     baseMiB: 15,
