@@ -156,7 +156,7 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
     if (plan.route === 'frames') {
       // 4-6 frame by frame: each composited canvas through the row transforms into libwebp's animation encoder
       const animation = await convertFrames(bytes, header, plan, geometry, trial, background, clock)
-      pass = { output: animation.output, size: { width: animation.width, height: animation.height }, timings: animation.timings, colourConverted: false, frames: animation.frames }
+      pass = { output: animation.output, size: { width: animation.width, height: animation.height }, timings: animation.timings, colourConverted: animation.colourConverted, frames: animation.frames }
     } else if (plan.route === 'rows') {
       // 4-6 as one row pipeline: source -> colours, turn, crop, resample, pad, flatten -> encoder (see convertRows)
       // (a sink that writes its file out as it goes stops once it is no smaller than the input: the answer is then the input)

@@ -17,13 +17,15 @@ export interface FramesResult {
   height: number
   /** Frames written (every frame of the input). */
   frames: number
+  /** The frames' colours were converted to sRGB (an animated WebP with an ICC profile): the input is then never the answer. */
+  colourConverted: boolean
   timings: { decode: number; transform: number; encode: number }
 }
 
 /**
  * Steps 4-6 for an animation into an animated WebP (route `frames`, src/pipeline/limits.ts): each frame of a GIF or an
  * animated WebP, composited on the whole canvas as a viewer shows it (wasm/lean/frames.c), goes through the row
- * pipeline's transforms (the turn, crop, Lanczos3, padding; rows.ts) into libwebp's animation encoder, one frame at a
+ * pipeline's colour stage (an ICC profile to sRGB) and transforms (the turn, crop, Lanczos3, padding; rows.ts) into libwebp's animation encoder, one frame at a
  * time, with the frame's delay; the loop count is kept (a GIF's NETSCAPE count N plays N + 1 times, as browsers play it).
  * What is held is the frame source's canvas (and a GIF's rectangle under a frame it restores), the encoder's canvases
  * and the frames it keeps to choose between, never every frame.
@@ -49,11 +51,14 @@ export async function convertFrames(
   const decode = await clock.lap()
   let timestamp = 0
   let frames = 0
+  let colourConverted = false
   for (;;) {
     const duration = run(() => lean.nextFrame())
     if (duration < 0) break
     run(() => {
       lean.rowsFromFrame()
+      // an animated WebP's ICC profile: its colours to sRGB, as a still's (a GIF's are sRGB)
+      colourConverted = lean.colourRows() || colourConverted
       addTransforms(lean, header, geometry, paddingColour(true, background), background, true)
       lean.rowsToFrame(timestamp)
     })
@@ -61,7 +66,7 @@ export async function convertFrames(
     frames++
   }
   const output = run(() => lean.finishAnimation(timestamp))
-  return { output, width: plan.width, height: plan.height, frames, timings: { decode, transform: 0, encode: await clock.lap() } }
+  return { output, width: plan.width, height: plan.height, frames, colourConverted, timings: { decode, transform: 0, encode: await clock.lap() } }
 }
 
 /**

@@ -422,7 +422,8 @@ function framesLeanMiB(plan: ConversionPlan): number {
   // A lossless answer's size: a flat GIF's is about the GIF's (0.53-0.80x measured), a photographic one's by its pixels.
   const answerMiB = isFlatGif(header) ? Math.min(fileMiB, f.losslessFileMiBPerMP * outMP * header.frames) : f.losslessFileMiBPerMP * outMP * header.frames
   const encoder = plan.lossless ? f.losslessPerMP * outMP + f.losslessAnswerCopies * answerMiB : f.lossyPerMP * outMP
-  return f.baseMiB + source.filePerMiB * fileMiB + source.perMP * inMP + (plan.resized ? plan.ringMiB : 0) + encoder
+  const colour = header.colour === 'srgb' ? 0 : MEMORY_MODEL.rows.colourMiB
+  return f.baseMiB + source.filePerMiB * fileMiB + source.perMP * inMP + colour + (plan.resized ? plan.ringMiB : 0) + encoder
 }
 
 /** estimateLeanMiB for the row pipeline (MEMORY_MODEL.rows). */

@@ -8,7 +8,8 @@ import { compress, expectProblem, okBytes } from '../helpers/api'
 import { framesOf, webpAnimationChunks } from '../helpers/animation'
 import { fixture } from '../helpers/fixtures'
 import { type AnimatedGifFrame, writeAnimatedGif } from '../helpers/gif'
-import { prng } from '../helpers/hostile'
+import { firstFrame } from '../../src/codecs/webp-frame'
+import { concat, prng, riffChunk } from '../helpers/hostile'
 import { decode, psnr } from '../helpers/image'
 import { callWorker } from '../helpers/worker'
 
@@ -173,6 +174,46 @@ describe('an animated WebP stays animated', () => {
     const source = framesOf(input, 'webp')
     expect(shown.map((f) => f.duration)).toEqual(source.map((f) => f.duration))
     shown.forEach((frame, i) => expect(psnr(frame.image, source[i]!.image, { alpha: true }), `frame ${i}`).toBeGreaterThan(29.5))
+  })
+})
+
+/**
+ * `webp` carrying `icc`: its VP8X chunk (made for a simple WebP of `width` x `height`, with the alpha flag) with the ICC
+ * flag set, and an ICCP chunk after it, as the container wants.
+ */
+function withIcc(webp: Uint8Array, icc: Uint8Array, width = 0, height = 0): Uint8Array {
+  const u24 = (n: number) => [n & 255, (n >> 8) & 255, (n >> 16) & 255]
+  const extended = String.fromCharCode(...webp.subarray(12, 16)) === 'VP8X'
+  const vp8x = extended ? webp.slice(12, 30) : riffChunk('VP8X', Uint8Array.from([0x10, 0, 0, 0, ...u24(width - 1), ...u24(height - 1)]))
+  vp8x[8] = vp8x[8]! | 0x20
+  const rest = webp.subarray(extended ? 30 : 12)
+  return riffChunk('RIFF', concat(Uint8Array.from([...'WEBP'].map((c) => c.charCodeAt(0))), vp8x, riffChunk('ICCP', icc), rest))
+}
+
+/** The ICC profile of a WebP (its ICCP chunk's payload). */
+function iccOf(webp: Uint8Array): Uint8Array {
+  for (let at = 12; at + 8 <= webp.length; ) {
+    const length = (webp[at + 4]! | (webp[at + 5]! << 8) | (webp[at + 6]! << 16) | (webp[at + 7]! << 24)) >>> 0
+    if (String.fromCharCode(...webp.subarray(at, at + 4)) === 'ICCP') return webp.slice(at + 8, at + 8 + length)
+    at += 8 + length + (length & 1)
+  }
+  throw new Error('no ICCP chunk')
+}
+
+describe('an animated WebP with an ICC profile', () => {
+  it('has every frame converted to sRGB, as a still WebP with the same profile is: frame 0 matches the still path', async () => {
+    const icc = iccOf(fixture('colour/p3.webp'))
+    // red, green and blue frames (rulesGif) as a lossless animated WebP, then given a Display P3 profile
+    const animated = await okBytes(await compress(rulesGif().bytes, { format: 'webp', lossless: true }, gif))
+    const body = await okBytes(await compress(withIcc(animated, icc), { format: 'webp', lossless: true }, webp))
+    const shown = framesOf(body, 'webp')
+    expect(shown).toHaveLength(6)
+    // the first frame alone, as a still WebP with the same profile, through the row pipeline's colour stage
+    const frame = firstFrame(animated)!
+    const still = await decode(await okBytes(await compress(withIcc(frame.still, icc, frame.width, frame.height), { format: 'png' }, webp)))
+    const raw = framesOf(animated, 'webp')[0]!.image
+    expect(psnr(shown[0]!.image, still.image, { alpha: true })).toBeGreaterThan(45)
+    expect(psnr(raw, still.image, { alpha: true })).toBeLessThan(35)
   })
 })
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "gif_lib.h"
+#include "colour.h"
 #include "frames.h"
 #include "gif_input.h"
 #include "lean.h"
@@ -146,6 +147,7 @@ static void gif_frames_close(Frames *self) {
 Frames *gif_frames(size_t size, int width, int height) {
   GifFrames *g = lean_alloc(sizeof(GifFrames));
   memset(g, 0, sizeof(GifFrames));
+  colour_reset(); /* GIF says nothing about its colours: sRGB */
   gif_input_init(&g->input, size);
   int error = 0;
   g->gif = DGifOpen(&g->input, gif_input_read, &error);

@@ -1,12 +1,13 @@
 /*
  * Animated WebP in and out, with libwebp's own animation code: WebPAnimDecoder composites each frame on the canvas
- * (blending, disposal) from a copy of the file in the instance; WebPAnimEncoder takes whole canvases and writes each
+ * (blending, disposal) from a copy of the file in the instance, its ICC profile handed to colour.c; WebPAnimEncoder takes whole canvases and writes each
  * as the sub-rectangle that changed, choosing per frame between disposing to the background or not, and keeps two
  * candidate frames at a time (key frames off, libwebp's default: frames only ever refer to the previous one).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "colour.h"
 #include "frames.h"
 #include "lean.h"
 #include "src/webp/demux.h"
@@ -47,6 +48,11 @@ Frames *webp_frames(const uint8_t *data, size_t size) {
   const WebPData file = {data, size};
   w->decoder = WebPAnimDecoderNew(&file, &options);
   if (!w->decoder) fail("the animated WebP is truncated or corrupt");
+  /* its ICC profile, for the frames' colours to sRGB (px_colour), as webp_dec.c does for a still */
+  colour_reset();
+  WebPChunkIterator icc;
+  if (WebPDemuxGetChunk(WebPAnimDecoderGetDemuxer(w->decoder), "ICCP", 1, &icc)) colour_set_icc(icc.chunk.bytes, icc.chunk.size);
+  WebPDemuxReleaseChunkIterator(&icc);
   WebPAnimInfo info;
   if (!WebPAnimDecoderGetInfo(w->decoder, &info)) fail("the animated WebP is corrupt");
   w->frames.width = (int)info.canvas_width;

@@ -142,8 +142,8 @@ jobs+=("$here/gif_dec.c|-I$gif -I$lcms/include")
 # Animations (frames.c): every GIF frame composited (anim_gif.c), libwebp's demuxer and animation decoder for animated
 # WebP input and its muxer and animation encoder for animated WebP output (anim_webp.c).
 for dir in src/demux src/mux; do for f in "$webp/$dir"/*.c; do jobs+=("$f|${webp_flags[*]}"); done; done
-jobs+=("$here/anim_gif.c|-I$gif")
-jobs+=("$here/anim_webp.c|${webp_flags[*]}")
+jobs+=("$here/anim_gif.c|-I$gif -I$lcms/include")
+jobs+=("$here/anim_webp.c|-I$lcms/include ${webp_flags[*]}")
 jobs+=("$here/frames.c|")
 # dav1d for AVIF input (avif_dec.c): its C code only, configured by hand (dav1d/config.h) instead of meson, the
 # pixel templates built once for 8-bit and once for 16-bit samples (10 and 12 bits).
