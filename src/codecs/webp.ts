@@ -45,6 +45,10 @@ export const WEBP_ANIMATION_EFFORT_CAPS: Readonly<Record<'lossy' | 'lossless', E
   ],
 }
 
+/** The effort an animated WebP is encoded at: `requested`, capped by its pixels in all (frames x output; WEBP_ANIMATION_EFFORT_CAPS). */
+export const animationEffort = (requested: number, lossless: boolean, pixelsInAll: number): number =>
+  capEffort(WEBP_ANIMATION_EFFORT_CAPS[lossless ? 'lossless' : 'lossy'], requested, pixelsInAll)
+
 /** libwebp's method (0-6) for the service's effort (0-9). */
 export const webpMethod = (effort: number): number => Math.min(6, effort)
 

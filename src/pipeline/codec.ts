@@ -1,8 +1,7 @@
 import { leanCodec, type LeanCodec } from '../../wasm'
 import { turboJpegSettings } from '../codecs/jpeg'
 import { CODECS, type FormatId, type OutputFormat } from '../codecs/registry'
-import { WEBP_ANIMATION_EFFORT_CAPS, webpMethod } from '../codecs/webp'
-import { capEffort } from '../codecs/effort-caps'
+import { animationEffort, webpMethod } from '../codecs/webp'
 import { capped, DecodeFailure, decoderMemoryCap, type EncodedImage, type EncodeSettings, leanFailure } from '../codecs/types'
 import { ApiError } from '../errors'
 import type { Stopwatch } from '../lib/stopwatch'
@@ -94,7 +93,7 @@ export function encodeSettings(
   const animate = format === 'webp' && options.animated !== false && animationFrames > 1
   const requested = options.effort ?? (codec.options.effort?.default as number)
   // An animation's encode time is its frames': capped by its pixels in all too.
-  const effort = animate ? capEffort(WEBP_ANIMATION_EFFORT_CAPS[options.lossless ? 'lossless' : 'lossy'], requested, pixels * animationFrames) : requested
+  const effort = animate ? animationEffort(requested, options.lossless === true, pixels * animationFrames) : requested
   const given = options.quality === 'auto' ? undefined : options.quality
   const quality = given ?? (codec.options.quality?.default as number | undefined) ?? 100
   // quality=auto applies where a quality does: a lossy format, or a palette

@@ -1,6 +1,5 @@
 import { leanResidentMiB } from '../../wasm'
-import { capEffort } from '../codecs/effort-caps'
-import { libwebpSettings, WEBP_ANIMATION_EFFORT_CAPS } from '../codecs/webp'
+import { animationEffort, libwebpSettings } from '../codecs/webp'
 import type { EncodeSettings } from '../codecs/types'
 import type { Limits } from '../env'
 import { Stopwatch } from '../lib/stopwatch'
@@ -49,6 +48,7 @@ export async function convertFrames(
   const webp = libwebpSettings(settings, plan.width * plan.height)
   run(() => lean.startAnimation(plan.width, plan.height, loop, webp))
   const decode = await clock.lap()
+  const padding = paddingColour(true, background)
   let timestamp = 0
   let frames = 0
   let colourConverted = false
@@ -59,7 +59,7 @@ export async function convertFrames(
       lean.rowsFromFrame()
       // an animated WebP's ICC profile: its colours to sRGB, as a still's (a GIF's are sRGB)
       colourConverted = lean.colourRows() || colourConverted
-      addTransforms(lean, header, geometry, paddingColour(true, background), background, true)
+      addTransforms(lean, header, geometry, padding, background, true)
       lean.rowsToFrame(timestamp)
     })
     timestamp += duration
@@ -95,13 +95,12 @@ export async function flatGifMode(
   limits: Limits,
 ): Promise<{ settings: EncodeSettings; estimateMiB: number }> {
   const kept = { settings, estimateMiB: memoryEstimate }
-  if (header.format !== 'gif' || settings.lossless || settings.autoQuality) return kept
-  if (!isFlatGif(header)) return kept
+  if (!isFlatGif(header) || settings.lossless || settings.autoQuality) return kept
   // the first frame alone, as the row pipeline converts a still
   const firstFrame = { ...plan, route: 'rows' as const }
   const estimate = Math.max(estimateMiB({ ...plan, lossless: true }, leanResidentMiB()), estimateMiB({ ...firstFrame, lossless: true }, leanResidentMiB()))
   if (estimate > limits.memoryBudgetMiB) return kept
-  const lossless = { ...settings, lossless: true, effort: capEffort(WEBP_ANIMATION_EFFORT_CAPS.lossless, settings.effort, plan.width * plan.height * header.frames) }
+  const lossless = { ...settings, lossless: true, effort: animationEffort(settings.effort, true, plan.width * plan.height * header.frames) }
   const size = async (trial: EncodeSettings) => byteLength((await convertRows(bytes, header, firstFrame, geometry, trial, background, memoryEstimate, limits, new Stopwatch())).output ?? [])
   return (await size(lossless)) < (await size(settings)) ? { settings: lossless, estimateMiB: Math.max(memoryEstimate, estimate) } : kept
 }

@@ -61,6 +61,12 @@ export interface ShownFrame {
   duration: number
 }
 
+/** The ICC profile of a WebP (its ICCP chunk's payload). */
+export function webpIcc(bytes: Uint8Array): Uint8Array {
+  for (const c of chunks(bytes, 12, 8 + u32(bytes, 4))) if (c.id === 'ICCP') return bytes.slice(c.at, c.at + c.size)
+  throw new Error('no ICCP chunk')
+}
+
 /** Every frame of an animated WebP or GIF as a viewer shows it (the whole canvas), with its duration. */
 export function framesOf(bytes: Uint8Array, format: 'webp' | 'gif', width = 0, height = 0): ShownFrame[] {
   const lean = leanCodec(new MemoryCap(256 * 2 ** 20))

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { compress, expectProblem, okBytes } from '../helpers/api'
-import { framesOf, webpAnimationChunks } from '../helpers/animation'
+import { framesOf, webpAnimationChunks, webpIcc } from '../helpers/animation'
 import { fixture } from '../helpers/fixtures'
 import { type AnimatedGifFrame, writeAnimatedGif } from '../helpers/gif'
 import { firstFrame } from '../../src/codecs/webp-frame'
@@ -190,19 +190,9 @@ function withIcc(webp: Uint8Array, icc: Uint8Array, width = 0, height = 0): Uint
   return riffChunk('RIFF', concat(Uint8Array.from([...'WEBP'].map((c) => c.charCodeAt(0))), vp8x, riffChunk('ICCP', icc), rest))
 }
 
-/** The ICC profile of a WebP (its ICCP chunk's payload). */
-function iccOf(webp: Uint8Array): Uint8Array {
-  for (let at = 12; at + 8 <= webp.length; ) {
-    const length = (webp[at + 4]! | (webp[at + 5]! << 8) | (webp[at + 6]! << 16) | (webp[at + 7]! << 24)) >>> 0
-    if (String.fromCharCode(...webp.subarray(at, at + 4)) === 'ICCP') return webp.slice(at + 8, at + 8 + length)
-    at += 8 + length + (length & 1)
-  }
-  throw new Error('no ICCP chunk')
-}
-
 describe('an animated WebP with an ICC profile', () => {
   it('has every frame converted to sRGB, as a still WebP with the same profile is: frame 0 matches the still path', async () => {
-    const icc = iccOf(fixture('colour/p3.webp'))
+    const icc = webpIcc(fixture('colour/p3.webp'))
     // red, green and blue frames (rulesGif) as a lossless animated WebP, then given a Display P3 profile
     const animated = await okBytes(await compress(rulesGif().bytes, { format: 'webp', lossless: true }, gif))
     const body = await okBytes(await compress(withIcc(animated, icc), { format: 'webp', lossless: true }, webp))

@@ -31,11 +31,6 @@ typedef struct {
   int zero_screen, origin_left, origin_top, drawn;   /* a 0-sized screen: the canvas is the first frame's rectangle; frames drawn */
 } GifFrames;
 
-__attribute__((noreturn)) static void gif_fail(GifFrames *g, const char *what) {
-  const char *reason = g->gif && g->gif->Error ? GifErrorString(g->gif->Error) : NULL;
-  fail(reason ? reason : what);
-}
-
 static void copy_rect(uint8_t *to, size_t to_stride, const uint8_t *from, size_t from_stride, int width, int height) {
   for (int y = 0; y < height; y++) memcpy(to + (size_t)y * to_stride, from + (size_t)y * from_stride, (size_t)width * 4);
 }
@@ -63,10 +58,7 @@ static void draw(GifFrames *g, int transparent) {
   const ColorMapObject *map = frame->ColorMap ? frame->ColorMap : g->gif->SColorMap;
   if (!map) fail("a GIF frame has no colour table");
   uint8_t palette[256][4];
-  for (int i = 0; i < 256; i++) {
-    const GifColorType c = i < map->ColorCount ? map->Colors[i] : (GifColorType){0, 0, 0};
-    palette[i][0] = c.Red, palette[i][1] = c.Green, palette[i][2] = c.Blue, palette[i][3] = 255;
-  }
+  gif_palette(map, palette);
   const size_t stride = (size_t)width * 4;
   g->left = left, g->top = top, g->frame_width = frame->Width, g->frame_height = frame->Height;
   uint8_t *origin = g->canvas + (size_t)g->top * stride + (size_t)g->left * 4;
@@ -78,7 +70,7 @@ static void draw(GifFrames *g, int transparent) {
   const int passes = frame->Interlace ? 4 : 1;
   for (int pass = 0; pass < passes; pass++) {
     for (int y = frame->Interlace ? start[pass] : 0; y < g->frame_height; y += frame->Interlace ? step[pass] : 1) {
-      if (DGifGetLine(g->gif, g->line, g->frame_width) != GIF_OK) gif_fail(g, "a GIF frame's image data is corrupt");
+      if (DGifGetLine(g->gif, g->line, g->frame_width) != GIF_OK) gif_fail(g->gif, "a GIF frame's image data is corrupt");
       uint8_t *out = origin + (size_t)y * stride;
       for (int x = 0; x < g->frame_width; x++)
         if (g->line[x] != transparent) memcpy(out + (size_t)x * 4, palette[g->line[x]], 4);
@@ -93,7 +85,7 @@ static const uint8_t *gif_frames_next(Frames *self, int *duration_ms) {
     GifRecordType type;
     if (DGifGetRecordType(g->gif, &type) != GIF_OK) {
       if (g->drawn > 0) return NULL;
-      gif_fail(g, "the GIF ends before its first frame");
+      gif_fail(g->gif, "the GIF ends before its first frame");
     }
     if (type == TERMINATE_RECORD_TYPE) return NULL;
     if (type == EXTENSION_RECORD_TYPE) {
@@ -101,7 +93,7 @@ static const uint8_t *gif_frames_next(Frames *self, int *duration_ms) {
       GifByteType *extension;
       if (DGifGetExtension(g->gif, &code, &extension) != GIF_OK) {
         if (g->drawn > 0) return NULL;
-        gif_fail(g, "a GIF extension is corrupt");
+        gif_fail(g->gif, "a GIF extension is corrupt");
       }
       /* a malformed Graphic Control Extension is ignored, as browsers do */
       if (code == GRAPHICS_EXT_FUNC_CODE && extension && DGifExtensionToGCB(extension[0], extension + 1, &control) != GIF_OK) {
@@ -110,7 +102,7 @@ static const uint8_t *gif_frames_next(Frames *self, int *duration_ms) {
       while (extension) {
         if (DGifGetExtensionNext(g->gif, &extension) == GIF_OK) continue;
         if (g->drawn > 0) return NULL;
-        gif_fail(g, "a GIF extension is corrupt");
+        gif_fail(g->gif, "a GIF extension is corrupt");
       }
       continue;
     }
@@ -118,7 +110,7 @@ static const uint8_t *gif_frames_next(Frames *self, int *duration_ms) {
       if (g->drawn > 0) return NULL;
       fail("the GIF has a record of an unknown type");
     }
-    if (DGifGetImageDesc(g->gif) != GIF_OK) gif_fail(g, "a GIF image descriptor is corrupt");
+    if (DGifGetImageDesc(g->gif) != GIF_OK) gif_fail(g->gif, "a GIF image descriptor is corrupt");
     if (g->drawn == 0 && g->zero_screen) g->origin_left = g->gif->Image.Left, g->origin_top = g->gif->Image.Top;
     dispose(g);
     g->dispose = control.DisposalMode == 4 ? DISPOSE_PREVIOUS : control.DisposalMode;

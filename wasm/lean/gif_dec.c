@@ -69,9 +69,19 @@ void gif_input_init(GifInput *in, size_t size) {
 }
 
 /* giflib's reason when it has one (its messages name the defect: "Image is defective, decoding aborted"). */
-__attribute__((noreturn)) static void gif_fail(GifRows *g, const char *what) {
-  const char *reason = g->gif && g->gif->Error ? GifErrorString(g->gif->Error) : NULL;
+__attribute__((noreturn)) void gif_fail(const GifFileType *gif, const char *what) {
+  const char *reason = gif && gif->Error ? GifErrorString(gif->Error) : NULL;
   fail(reason ? reason : what);
+}
+
+int gif_palette(const ColorMapObject *map, uint8_t palette[256][4]) {
+  int grey = 1;
+  for (int i = 0; i < 256; i++) {
+    const GifColorType c = i < map->ColorCount ? map->Colors[i] : (GifColorType){0, 0, 0};
+    palette[i][0] = c.Red, palette[i][1] = c.Green, palette[i][2] = c.Blue, palette[i][3] = 255;
+    if (i < map->ColorCount) grey &= c.Red == c.Green && c.Green == c.Blue;
+  }
+  return grey;
 }
 
 /* The transparent index of a Graphic Control Extension, or -1 (a malformed one is ignored, as browsers do). */
@@ -86,7 +96,7 @@ static void read_interlaced(GifRows *g) {
   g->indices = lean_alloc((size_t)g->frame_width * g->frame_height);
   for (int pass = 0; pass < 4; pass++)
     for (int y = start[pass]; y < g->frame_height; y += step[pass])
-      if (DGifGetLine(g->gif, g->indices + (size_t)y * g->frame_width, g->frame_width) != GIF_OK) gif_fail(g, "the GIF's image data is corrupt");
+      if (DGifGetLine(g->gif, g->indices + (size_t)y * g->frame_width, g->frame_width) != GIF_OK) gif_fail(g->gif, "the GIF's image data is corrupt");
 }
 
 static const uint8_t *gif_next(Rows *self) {
@@ -100,7 +110,7 @@ static const uint8_t *gif_next(Rows *self) {
       if (!g->indices) read_interlaced(g);
       indices = g->indices + (size_t)frame_y * g->frame_width;
     } else {
-      if (DGifGetLine(g->gif, g->indices, g->frame_width) != GIF_OK) gif_fail(g, "the GIF's image data is corrupt");
+      if (DGifGetLine(g->gif, g->indices, g->frame_width) != GIF_OK) gif_fail(g->gif, "the GIF's image data is corrupt");
       indices = g->indices;
     }
     const int from = g->left < 0 ? -g->left : 0;
@@ -139,17 +149,17 @@ EXPORT(gd_open) void gd_open(size_t size, int max_width, int max_height) {
   int transparent = -1;
   for (;;) {
     GifRecordType type;
-    if (DGifGetRecordType(g->gif, &type) != GIF_OK) gif_fail(g, "the GIF ends before its first image");
+    if (DGifGetRecordType(g->gif, &type) != GIF_OK) gif_fail(g->gif, "the GIF ends before its first image");
     if (type == IMAGE_DESC_RECORD_TYPE) break;
     if (type != EXTENSION_RECORD_TYPE) fail("the GIF has no image");
     int code;
     GifByteType *extension;
-    if (DGifGetExtension(g->gif, &code, &extension) != GIF_OK) gif_fail(g, "a GIF extension is corrupt");
+    if (DGifGetExtension(g->gif, &code, &extension) != GIF_OK) gif_fail(g->gif, "a GIF extension is corrupt");
     if (code == GRAPHICS_EXT_FUNC_CODE && extension) transparent = transparent_index(extension);
     while (extension)
-      if (DGifGetExtensionNext(g->gif, &extension) != GIF_OK) gif_fail(g, "a GIF extension is corrupt");
+      if (DGifGetExtensionNext(g->gif, &extension) != GIF_OK) gif_fail(g->gif, "a GIF extension is corrupt");
   }
-  if (DGifGetImageDesc(g->gif) != GIF_OK) gif_fail(g, "the GIF's image descriptor is corrupt");
+  if (DGifGetImageDesc(g->gif) != GIF_OK) gif_fail(g->gif, "the GIF's image descriptor is corrupt");
   const GifImageDesc *frame = &g->gif->Image;
   int width = g->gif->SWidth, height = g->gif->SHeight;
   g->left = frame->Left;
@@ -167,16 +177,7 @@ EXPORT(gd_open) void gd_open(size_t size, int max_width, int max_height) {
   g->interlaced = frame->Interlace;
   const ColorMapObject *map = frame->ColorMap ? frame->ColorMap : g->gif->SColorMap;
   if (!map) fail("the GIF's first frame has no colour table");
-  int grey = 1;
-  for (int i = 0; i < 256; i++) {
-    uint8_t *p = g->palette[i];
-    if (i < map->ColorCount) {
-      const GifColorType c = map->Colors[i];
-      p[0] = c.Red, p[1] = c.Green, p[2] = c.Blue;
-      grey &= c.Red == c.Green && c.Green == c.Blue;
-    }
-    p[3] = 255;
-  }
+  const int grey = gif_palette(map, g->palette);
   if (transparent >= 0 && transparent < 256) memset(g->palette[transparent], 0, 4);
   const int covers = g->left <= 0 && g->top <= 0 && g->left + g->frame_width >= width && g->top + g->frame_height >= height;
   g->rows.width = width;
