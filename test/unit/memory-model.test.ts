@@ -156,7 +156,7 @@ const MEASURED: Array<[Input, OutputFormat, Size, number | undefined, number, bo
   ['png', 'avif', SCREENSHOT, 1600, 77.1, false, 1.5],
   ['avif', 'avif', 4, undefined, 54.9, false, 0.33],
   ['avif', 'avif', 12, undefined, 82.2, false, 0.95],
-  ['avif', 'avif', 16, undefined, 96.3, true, 1.2],
+  ['avif', 'avif', 16, undefined, 96.3, false, 1.2],
   ['gif', 'avif', 12, undefined, 79.4, false, 13.8],
   ['webpa', 'avif', 4, undefined, 69.7, false, 0.58],
   // The matrix's AVIF columns with the rows pulled (one cell at a time, the third session).
@@ -199,8 +199,12 @@ const MEASURED: Array<[Input, OutputFormat, Size, number | undefined, number, bo
   ['avif', 'avif', 1, 1600, 62.2, false, 0.09],
   ['avif', 'avif', 4, 1600, 74.0, false, 0.33],
   ['avif', 'avif', 12, 1600, 79.4, false, 0.95],
-  ['avif', 'avif', 16, undefined, 96.3, true, 1.20],
-  ['avif', 'avif', 16, 1600, 81.0, true, 1.20],
+  ['avif', 'avif', 16, undefined, 96.3, false, 1.20],
+  ['avif', 'avif', 16, 1600, 81.0, false, 1.20],
+  // `npm run memory -- --only avif>avif:16,avif>avif:16@width=1600`, 2026-11-26 (seventh session), after the decoder's
+  // working memory was found reused by the encoder (MEMORY_MODEL.rows.avif.reusedByAvifSinkPerMP): now under the budget.
+  ['avif', 'avif', 16, undefined, 98.0, false, 1.20],
+  ['avif', 'avif', 16, 1600, 82.3, false, 1.20],
   // A photo PNG at a screenshot's size (Storm.jpg, 7.5 MiB).
   ['png', 'jpeg', SCREENSHOT, undefined, 58.4, false, 7.5],
   // The matrix's PNG column with the lean codec's PNG writer (wasm/lean/sink_png.c, libdeflate), one cell at a time,
@@ -375,6 +379,13 @@ describe('memory model', () => {
         }
       }
     }
+  })
+
+  it('fits a 16 MP AVIF to AVIF, full size and 1600 px, where the encoder takes the room the decoder gave back', () => {
+    // Refused (estimates 129 and 126 MiB) while the decoder's working memory was charged beside the encoder; measured 96.4-98.0 and 81.3-82.5.
+    for (const width of [undefined, 1600]) expect(estimateMiB(planOf('avif', 'avif', 16, width, false, 1.2))).toBeLessThanOrEqual(limitsOf(env).memoryBudgetMiB)
+    // Only AVIF's sink is given the room: to PNG at 1600 px a 16 MP AVIF measured 70.4 MiB.
+    expect(estimateMiB(planOf('avif', 'png', 16, 1600, false, 1.2))).toBeGreaterThanOrEqual(70.4)
   })
 
   it('fits a 2880x1800 screenshot PNG to WebP and to JPEG, full size and 1200 px wide, in the default budget', () => {
