@@ -219,6 +219,8 @@ export class LeanCodec {
   /** What a sink wrote out to JS as it went (`write_output`), in parts of growing size (OUTPUT_PART). */
   private written: Uint8Array[] = []
   private writtenAt = 0
+  /** The parts of a file the PNG sink gave up on (rowsToPng): room for the answer that replaces it (takeSpareParts). */
+  private spare: Uint8Array[] = []
   /** A sink gives up once it has written this many bytes (see rowsToPng). */
   private writeLimit = Number.POSITIVE_INFINITY
   private writtenBytes = 0
@@ -608,6 +610,7 @@ export class LeanCodec {
       this.exports.px_to_png(level, strategies)
     } catch (error) {
       if (!(error instanceof OutputReachedLimit)) throw error
+      this.spare = this.written
       this.written = []
       return undefined
     } finally {
@@ -618,6 +621,13 @@ export class LeanCodec {
     const last = parts.pop()
     if (last) parts.push(last.subarray(0, this.writtenAt))
     return parts
+  }
+
+  /** The parts of the file a PNG sink gave up on, once: their memory can hold the answer that replaces it (copyParts). */
+  takeSpareParts(): Uint8Array[] {
+    const spare = this.spare
+    this.spare = []
+    return spare
   }
 
   /**

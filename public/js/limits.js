@@ -41,9 +41,9 @@ export function renderLimits(limits) {
       { class: 'hint' },
       'A file or image over a limit is refused from its headers before any pixel is decoded (413, 422 image_too_large). ',
       'A conversion whose estimated memory is over the budget is refused with 422 operation_too_large; with format=auto the next format that fits is served instead. ',
-      'With the default budget every JPEG, PNG, WebP, GIF and AVIF of up to 16 MP converts to JPEG, WebP and PNG; what is still refused ',
-      '(lossy WebP output of large transparent images, lossless WebP output above about 3 MP, a 16 MP AVIF to AVIF, Adam7 PNGs above about 10 MP) ',
-      'is measured below. An effort above its cap is lowered, and the answer says so in X-Effort.',
+      'With the default budget every JPEG, PNG, WebP, GIF and AVIF photo of up to 16 MP converts to JPEG, WebP, PNG and AVIF (measured below); ',
+      'what is still refused: lossy WebP output of large transparent images, lossless WebP output above about 3 MP, lossless WebP input at 12 MP to full size, Adam7 PNGs above about 10 MP. ',
+      'An effort above its cap is lowered, and the answer says so in X-Effort.',
     ),
     limits.measuredMatrix && measuredTable(limits.measuredMatrix, limits.memoryBudgetMiB),
   )

@@ -7,7 +7,7 @@
  * largest body seen (at most MAX_INPUT_BYTES), and is kept while that is at most KEEP_BYTES.
  *
  * What a conversion hands on after its slot (the answer) must not be a view of it: the next body would
- * overwrite it. A buffer grown past KEEP_BYTES for one large body is freed when its conversion ends
+ * overwrite it (the input as the answer is copied out: copyParts in src/lib/bytes.ts). A buffer grown past KEEP_BYTES for one large body is freed when its conversion ends
  * (`endBodyBuffer`), so an isolate does not keep a 21 MiB photo PNG's room for the photos that follow.
  *
  * @example
@@ -36,15 +36,6 @@ export function bodyBuffer(size: number, keep = 0): Uint8Array {
 export function adoptBodyBuffer(moved: ArrayBuffer): Uint8Array {
   shared = new Uint8Array(moved)
   return shared
-}
-
-/**
- * Hand `body` (a view of the buffer) on past the conversion, as the answer itself (never-bigger): the buffer
- * becomes the answer's, and the next conversion gets a new one. A copy would hold the body twice at the peak.
- */
-export function takeBodyBuffer(body: Uint8Array): Uint8Array {
-  if (body.buffer === shared.buffer) shared = new Uint8Array(0)
-  return body
 }
 
 /**

@@ -3,7 +3,7 @@ import { CODECS, type OutputFormat } from '../codecs/registry'
 import { decoderMemoryCap, type EncodeSettings } from '../codecs/types'
 import { ApiError } from '../errors'
 import type { Limits } from '../env'
-import { takeBodyBuffer } from '../lib/body-buffer'
+import { copyParts } from '../lib/bytes'
 import { Stopwatch } from '../lib/stopwatch'
 import { TryBudget } from '../lib/try-budget'
 import { type AutoQuality, chooseQuality, sampleSpansOf } from './auto-quality'
@@ -27,6 +27,8 @@ interface Pass {
   palette?: PaletteResult | undefined
   /** An animation's frames written (route `frames`). */
   frames?: number
+  /** A sink that gave up: the parts it had written (RowsResult.spare). */
+  spare?: Uint8Array[] | undefined
 }
 
 /** The share of CPU_LIMIT_MS a conversion's encodes may reach before max_bytes stops trying (parsing, answering). */
@@ -161,7 +163,7 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
       // 4-6 as one row pipeline: source -> colours, turn, crop, resample, pad, flatten -> encoder (see convertRows)
       // (a sink that writes its file out as it goes stops once it is no smaller than the input: the answer is then the input)
       const rows = await convertRows(bytes, header, plan, geometry, trial, background, memoryEstimate, limits, clock, giveUpAt, metadata)
-      pass = { output: rows.output, size: { width: rows.width, height: rows.height }, timings: rows.timings, colourConverted: rows.colourConverted, palette: rows.palette }
+      pass = { output: rows.output, spare: rows.spare, size: { width: rows.width, height: rows.height }, timings: rows.timings, colourConverted: rows.colourConverted, palette: rows.palette }
       memoryEstimate = rows.memoryEstimate
     } else if (plan.route !== 'pixels') {
       // 4-6 in one pass of the lean codec: a JPEG or WebP re-encoded at its own size (see planConversion)
@@ -221,10 +223,9 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
   if (pass.colourConverted) unchanged = false
 
   const original = output === undefined || (unchanged && byteLength(output) >= candidateBytes)
-  // The body is a view of the isolate's body buffer, which the next conversion would reuse: the answer (the input, or
-  // views of it without its metadata) takes the buffer.
-  if (original) takeBodyBuffer(bytes)
-  const answer = original || output === undefined ? candidate : output
+  // The input as the answer (views of the isolate's body buffer, which the next conversion reuses) is copied out in
+  // parts, into those of the file a sink gave up on where there are some.
+  const answer = original || output === undefined ? copyParts(candidate, pass.spare) : output
 
   return {
     bytes: answer,

@@ -147,7 +147,8 @@ export const MEMORY_MODEL = {
     filePerMiB: { jpeg: 3, png: 1.25, webp: 3, gif: 1.75, avif: 3 } as Readonly<Partial<Record<FormatId, number>>>,
     /**
      * MiB per MiB of file once more when the answer may be the input itself (same format, same pixels: the
-     * never-bigger rule): the Response's copy of it, beside what the sink wrote before it gave up.
+     * never-bigger rule): its copy out of the body buffer (copyParts), into the parts of the file the PNG writer gave
+     * up on where it did; other sinks' files are whole arrays, charged by their own terms.
      */
     answerPerFileMiB: 1,
     assumedFileMiBPerMP: { jpeg: 0.5, png: 1.7, webp: 0.3, gif: 1.2, avif: 0.3 } as Readonly<Partial<Record<FormatId, number>>>,
@@ -208,11 +209,13 @@ export const MEMORY_MODEL = {
       webpLowMemory: { baseMiB: 10, perMP: 2 },
       /**
        * The PNG writer (wasm/lean/sink_png.c): libdeflate's compressor and about four chunks of 1 MiB, and the file in
-       * JS; where the answer may be the input, the file grows to the input's size before the writer gives up
-       * (`perFileMiB`, MiB per MiB of input). Fitted to the matrix's PNG column (2026-11-25; a 12 MP photo PNG to PNG
-       * 106.9 MiB, a 1 MP one 37.5, a 16 MP JPEG to PNG 40.3, a 5.2 MP screenshot 23.5).
+       * JS. Where the answer may be the input, the file grows to the input's size before the writer gives up, and its
+       * parts then hold the answer (copyParts), so `answerPerFileMiB` is all it adds. Fitted to the matrix's PNG column
+       * (2026-11-25; a 1 MP photo PNG to PNG 37.5, a 16 MP JPEG to PNG 40.3, a 5.2 MP screenshot 23.5). Photo PNGs to PNG,
+       * the input returned, largest of three runs (2026-11-26): 1 MP 33.8, 2 MP 38.9, 4 MP 47.0, 12 MP 70.4, 16 MP 84.2
+       * MiB (sent as views of the body buffer before: 12 MP 109.8, 16 MP 136.6).
        */
-      png: { baseMiB: 15, perMP: 0.8, perFileMiB: 1 },
+      png: { baseMiB: 15, perMP: 0.8 },
       /** AVIF's band of 64 RGBA rows (wasm/lean/sink_avif.c); the encoder's memory is `encode.avif` or `avifGrid`. */
       avifBand: { baseMiB: 1, perMP: 0 },
     },
@@ -474,7 +477,7 @@ function rowsLeanMiB(plan: ConversionPlan, progressive: number): number {
     : plan.format === 'jpeg' && !plan.bufferedJpeg ? r.sink.jpegBaseline
     : plan.format === 'webp' && plan.lowMemoryWebp ? r.sink.webpLowMemory
     : r.sink[plan.format as 'jpeg' | 'webp' | 'png']
-  const answer = mayAnswerWithInput(plan) ? (r.answerPerFileMiB + (plan.format === 'png' ? r.sink.png.perFileMiB : 0)) * fileMiB : 0
+  const answer = mayAnswerWithInput(plan) ? r.answerPerFileMiB * fileMiB : 0
   const colour = (header.colour === 'srgb' ? 0 : r.colourMiB) + (plan.format === 'png' && !plan.lossless ? r.paletteMiB : 0)
   const passes = plan.format === 'png' ? (plan.autoQuality ? r.pngPassesMiB.search : 0) + (plan.fitTo ? r.pngPassesMiB.fit : 0) : 0
   return r.baseMiB + file + answer + source + turned + resize + colour + passes + sink.baseMiB + sink.perMP * outMP

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { CODECS, type OutputFormat } from '../codecs/registry'
-import { joinParts } from '../lib/bytes'
+import { joinParts, PART_BYTES } from '../lib/bytes'
 
 /** An encoded image: whole, or in the parts a row sink wrote it out in (never joined, to hold it once). */
 export type Encoded = Uint8Array | Uint8Array[]
@@ -173,9 +173,6 @@ export function respond(c: Context, o: Outcome, json: boolean): Response {
   })
 }
 
-/** The size of the parts a streamed answer is written in. */
-const PART = 1024 * 1024
-
 /**
  * The answer's body. An image a row sink wrote out in parts (a large PNG) is streamed part by part with a
  * fixed length, so it is never joined into one array (joined, and then copied by the Response, a 21 MiB
@@ -188,7 +185,7 @@ function body(bytes: Encoded): Uint8Array | ReadableStream {
   const writer = writable.getWriter()
   void (async () => {
     for (const part of bytes) {
-      for (let at = 0; at < part.length; at += PART) await writer.write(part.subarray(at, at + PART))
+      for (let at = 0; at < part.length; at += PART_BYTES) await writer.write(part.subarray(at, at + PART_BYTES))
     }
     await writer.close()
   })().catch(() => writer.abort().catch(() => {}))

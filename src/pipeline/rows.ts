@@ -17,6 +17,8 @@ import { fitToDecoded, type Geometry, paddingColour } from './transform'
 export interface RowsResult {
   /** Undefined when the sink gave up at `giveUpAt` bytes (never-bigger: the input is the answer). */
   output: Encoded | undefined
+  /** When the sink gave up: the parts it had written, room for the answer (copyParts). */
+  spare?: Uint8Array[]
   width: number
   height: number
   /** Lossy PNG: the palette's size and the quality it reached. */
@@ -74,7 +76,8 @@ export async function convertRows(
   const output = run(() => encodeRows(lean, format, settings, plan, giveUpAt, (transparent) => {
     memoryEstimate = checkAlphaPlane(plan, settings, transparent, memoryEstimate, limits)
   }))
-  return { output, width, height, colourConverted, palette, memoryEstimate, timings: { decode, transform: 0, encode: await clock.lap() } }
+  const spare = output === undefined ? lean.takeSpareParts() : undefined
+  return { output, spare, width, height, colourConverted, palette, memoryEstimate, timings: { decode, transform: 0, encode: await clock.lap() } }
 }
 
 /**

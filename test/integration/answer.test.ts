@@ -6,7 +6,10 @@ import { describe, expect, it } from 'vitest'
 import { compress, compressForm, okBytes } from '../helpers/api'
 import { firstDifference } from '../helpers/bytes'
 import { fixture } from '../helpers/fixtures'
+import { prng } from '../helpers/hostile'
 import { decode } from '../helpers/image'
+import { writePng } from '../helpers/png'
+import { callWorker } from '../helpers/worker'
 
 describe('binary answer', () => {
   it('labels the answer with its type, length and a file name with the new extension', async () => {
@@ -98,6 +101,22 @@ describe('binary answer', () => {
 
     const next = await compress(fixture('photo.png'), { format: 'webp' })
     expect((await decode(await okBytes(next))).format).toBe('webp')
+  })
+
+  it('returns an input over a MiB as itself, byte for byte, copied out in parts', async () => {
+    // A gradient with grain in its low three bits: our PNG at effort 6 is smaller than at effort 0, which the writer stops once it is as
+    // large as the input, so the answer is the input (copied out of the body buffer a MiB at a time; streamed as views of
+    // it, workerd held it about twice more).
+    const random = prng(7)
+    const samples = Uint8Array.from({ length: 1200 * 1000 * 3 }, (_, i) => (((i % 3600) >> 4) & 0xf8) | (random() * 8))
+    const big = { MAX_INPUT_BYTES: String(4 * 1024 * 1024) }
+    const post = (query: string, body: Uint8Array) => callWorker(`/api/compress?${query}`, { method: 'POST', headers: { 'Content-Type': 'image/png' }, body }, big)
+    const optimised = await okBytes(await post('effort=6', await writePng({ width: 1200, height: 1000, channels: 3, depth: 8, samples })))
+    expect(optimised.length).toBeGreaterThan(1024 * 1024)
+    const res = await post('effort=0', optimised)
+    expect(res.headers.get('x-original-returned')).toBe('true')
+    expect(firstDifference(await okBytes(res), optimised)).toBe(-1)
+    expect((await decode(await okBytes(await post('format=webp', fixture('photo.png'))))).format).toBe('webp')
   })
 
   it('applies never-bigger also when the same format is named explicitly', async () => {

@@ -221,9 +221,9 @@ const MEASURED: Array<[Input, OutputFormat, Size, number | undefined, number, bo
   ['png', 'png', 1, 1600, 32.9, false, 1.70],
   ['png', 'png', 4, undefined, 52.0, false, 6.90],
   ['png', 'png', 4, 1600, 41.8, false, 6.90],
-  ['png', 'png', 12, undefined, 106.9, false, 20.80],
+  // (12 and 16 MP to PNG at full size below: since the input as the answer is copied out in parts, 2026-11-26; before,
+  // as views of the body buffer, 106.9 and 131.2 MiB)
   ['png', 'png', 12, 1600, 53.3, false, 20.80],
-  ['png', 'png', 16, undefined, 131.2, true, 27.20],
   ['png', 'png', 16, 1600, 62.0, false, 27.20],
   ['webp', 'png', 1, undefined, 27.5, false, 0.13],
   ['webp', 'png', 1, 1600, 27.4, false, 0.13],
@@ -260,6 +260,14 @@ const MEASURED: Array<[Input, OutputFormat, Size, number | undefined, number, bo
   ['pnga', 'png', WALLPAPER, undefined, 48.2, false, WALLPAPER_MIB],
   ['pnga', 'png', WALLPAPER, 1600, 42.5, false, WALLPAPER_MIB],
   ['jpeg', 'png', 12, 1600, 35.7, false, 2.0],
+  // `npm run memory -- --only png>png:1,png>png:2,png>png:4,png>png:12,png>png:16 --runs 3`, 2026-11-26, after the input as
+  // the answer was copied out into the parts of the file the writer gave up on (the largest run): the matrix's photo PNGs,
+  // returned as themselves. Copied into new parts, the garbage of the file given up on made them vary: 12 MP 72.0 and 91.1.
+  ['png', 'png', 1, undefined, 33.8, false, 1.70],
+  ['png', 'png', 2, undefined, 38.9, false, 3.50],
+  ['png', 'png', 4, undefined, 47.0, false, 6.90],
+  ['png', 'png', 12, undefined, 70.4, false, 20.80],
+  ['png', 'png', 16, undefined, 84.2, false, 27.20],
 ]
 
 function planOf(input: Input, format: OutputFormat, mp: Size, width: number | undefined, lifted: boolean, fileMiB?: number, options: { lossless?: boolean; quality?: number | 'auto'; max_bytes?: number } = {}) {
@@ -364,16 +372,13 @@ describe('memory model', () => {
     }
   })
 
-  it('fits every input the row pipeline reads, at 16 MP, to JPEG, WebP and PNG, full size and 1600 px (a photo PNG to PNG at 1600 px)', () => {
-    // A photo PNG of 22.6 MiB (the body limit is 25 MiB), a JPEG and a lossy WebP as sharp writes them, the matrix's GIF and AVIF.
-    const files: Array<[Input, number]> = [['png', 22.6], ['jpeg', 1.5], ['webp', 0.5], ['gif', 18], ['avif', 1.2]]
+  it('fits every input the row pipeline reads, at 16 MP, to JPEG, WebP and PNG, full size and 1600 px', () => {
+    // A photo PNG of 22.6 MiB (the body limit is 25 MiB) and the matrix's of 27.2, a JPEG and a lossy WebP as sharp writes
+    // them, the matrix's GIF and AVIF.
+    const files: Array<[Input, number]> = [['png', 22.6], ['png', 27.2], ['jpeg', 1.5], ['webp', 0.5], ['gif', 18], ['avif', 1.2]]
     for (const [input, fileMiB] of files) {
       for (const format of ['jpeg', 'webp', 'png'] as const) {
         for (const width of [undefined, 1600]) {
-          // Not a photo PNG to PNG at full size: the answer may be the file itself (never-bigger), which the
-          // Response copies beside the PNG written until then; the model says 124 MiB (measured 54.6 on this
-          // smoother 22.6 MiB photo, whose PNG is smaller; 129.4 on the 27.2 MiB matrix photo; docs/memory.md).
-          if (input === 'png' && format === 'png' && width === undefined) continue
           const plan = planOf(input, format, 16, width, false, fileMiB)
           expect(estimateMiB(plan), `${input} to ${format} at ${width ?? 'full size'}`).toBeLessThanOrEqual(limitsOf(env).memoryBudgetMiB)
         }
