@@ -144,6 +144,15 @@ export interface PaletteResult {
 /** Filter strategies of the PNG sink, as bits: one PNG filter on every row, or a choice per row by a heuristic. */
 export const PNG_STRATEGY = { none: 1, sub: 2, up: 4, average: 8, paeth: 16, minsum: 32, entropy: 64 } as const
 
+/**
+ * The first `length` bytes of `part` as an array that is its whole buffer (ArrayBuffer.transfer moves the memory, and
+ * the answer's arrays are then all whole, which respond.ts frees once sent); a view where transfer is missing.
+ */
+export function shrink(part: Uint8Array, length: number): Uint8Array {
+  const buffer = part.buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer }
+  return buffer.transfer && part.byteOffset === 0 ? new Uint8Array(buffer.transfer(length)) : part.subarray(0, length)
+}
+
 /** Thrown from `write_output` to stop a sink whose file has reached the size it was to stay under. */
 class OutputReachedLimit extends Error {}
 
@@ -619,7 +628,7 @@ export class LeanCodec {
     const parts = this.written
     this.written = []
     const last = parts.pop()
-    if (last) parts.push(last.subarray(0, this.writtenAt))
+    if (last) parts.push(shrink(last, this.writtenAt))
     return parts
   }
 

@@ -1,3 +1,5 @@
+import { shrink } from '../../wasm/lean'
+
 /**
  * Byte arrays written in parts (a row sink's output, a file's chunks) as one.
  *
@@ -48,6 +50,6 @@ export function copyParts(bytes: Uint8Array | readonly Uint8Array[], room: reado
       left -= n
     }
   }
-  if (at) parts.push(target.subarray(0, at))
+  if (at) parts.push(shrink(target, at))
   return parts
 }
