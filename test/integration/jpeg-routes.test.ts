@@ -10,12 +10,14 @@
  * re-encode at quality 80 measures 30-32 dB there; a wrong turn is far under 15 dB or the wrong size).
  */
 import { describe, expect, it } from 'vitest'
+import { CODECS } from '../../src/codecs/registry'
+import { readHeader } from '../../src/pipeline/sniff'
 import { orient } from '../../src/pipeline/transform'
 import { compress, expectProblem, MIME, okBytes } from '../helpers/api'
 import { jpegWithBogusHuffmanTable, withExifOrientation } from '../helpers/bytes'
 import { fixture } from '../helpers/fixtures'
-import { jpegSof } from '../helpers/hostile'
-import { mozjpeg } from '../helpers/mozjpeg'
+import { jpegSof, prng } from '../helpers/hostile'
+import { mozjpeg, mozjpegDecode } from '../helpers/mozjpeg'
 import { decode, psnr } from '../helpers/image'
 import { referenceResize } from '../helpers/reference'
 import { callWorker } from '../helpers/worker'
@@ -121,6 +123,26 @@ describe('JPEG routes', () => {
       const res = await callWorker(`/api/compress?format=jpeg&quality=80&effort=${effort}`, { method: 'POST', body: png, headers: { 'Content-Type': MIME.png } })
       const reference = await mozjpeg(image, { quality: 80, progressive: true, optimize_coding: true, trellis_multipass: multipass, auto_subsample: false, chroma_subsample: 2 })
       expect(Buffer.from(await okBytes(res)).equals(Buffer.from(reference)), `effort ${effort}`).toBe(true)
+    }
+  })
+
+  it("decodes every colour byte for byte as MozJPEG's C code does (the lean codec converts YCbCr with WebAssembly SIMD)", async () => {
+    // Saturated hues with strong noise, so decoded YCbCr falls outside RGB and is clamped; 250 px wide, so each row
+    // ends with pixels the 16-pixel steps leave to the scalar code. 4:4:4 and 4:2:0 (upsampled before the conversion).
+    const random = prng(11)
+    const [width, height] = [250, 130]
+    const data = new Uint8ClampedArray(width * height * 4)
+    for (let i = 0; i < width * height; i++) {
+      const hue = ((i % width) / width) * 6
+      const rgb = [Math.abs(hue - 3) - 1, 2 - Math.abs(hue - 2), 2 - Math.abs(hue - 4)].map((v) => Math.min(1, Math.max(0, v)) * 255)
+      rgb.forEach((v, c) => (data[4 * i + c] = v + (random() - 0.5) * 160))
+      data[4 * i + 3] = 255
+    }
+    for (const chroma_subsample of [1, 2]) {
+      const jpeg = await mozjpeg(new ImageData(data, width, height), { quality: 98, auto_subsample: false, chroma_subsample })
+      const ours = await CODECS.jpeg.decode!(jpeg, readHeader(jpeg))
+      const reference = await mozjpegDecode(jpeg)
+      expect(Buffer.from(ours.data.buffer, ours.data.byteOffset, ours.data.byteLength).equals(Buffer.from(reference.data.buffer, reference.data.byteOffset, reference.data.byteLength)), `chroma ${chroma_subsample}`).toBe(true)
     }
   })
 

@@ -112,7 +112,15 @@ objects="$work/obj"
 rm -rf "$objects"
 mkdir -p "$objects"
 jobs=()
-for name in $jpeg_sources; do jobs+=("$jpeg/$name.c|-I$jpeg"); done
+for name in $jpeg_sources; do
+  case "$name" in
+    # MozJPEG's SIMD seam: our WebAssembly SIMD128 colour conversions (jsimd_wasm.c) in place of jsimd_none.c's four
+    # (renamed aside here), whose other entries (every jsimd_can_* answering 0) stay.
+    jsimd_none) jobs+=("$jpeg/$name.c|-I$jpeg -Djsimd_can_ycc_rgb=none_can_ycc_rgb -Djsimd_ycc_rgb_convert=none_ycc_rgb_convert -Djsimd_can_rgb_ycc=none_can_rgb_ycc -Djsimd_rgb_ycc_convert=none_rgb_ycc_convert") ;;
+    *) jobs+=("$jpeg/$name.c|-I$jpeg") ;;
+  esac
+done
+jobs+=("$here/jsimd_wasm.c|-I$jpeg")
 for dir in src/enc src/dsp src/utils sharpyuv; do
   for f in "$webp/$dir"/*.c; do
     case "$f" in *_neon.c|*_sse41.c|*_mips*.c|*_msa.c|*_avx2.c) continue ;; esac

@@ -1,0 +1,198 @@
+/*
+ * WebAssembly SIMD128 kernels for MozJPEG's SIMD seam (jsimd.h): the colour conversions, YCbCr -> RGB when decoding
+ * and RGB -> YCbCr when encoding, 16 pixels at a time. Every other jsimd_* entry stays jsimd_none.c's (build.sh
+ * compiles it with these four names moved aside), so MozJPEG runs its C code there.
+ *
+ * Why: a 12 MP JPEG decoded to RGBA spent 32 % of its time in the C colour conversion (table lookups per pixel), and
+ * a libjpeg-turbo-profile encode 10 % in the other direction (docs/benchmarks.md). The arithmetic here is the C
+ * code's own, term for term: the same 16-bit fixed-point constants, the same rounding terms, the same arithmetic
+ * shifts, and saturation to 0-255 where the C code indexes its range-limit table (whose inputs here stay within
+ * -256..511, where that table clamps). So the output is the C build's byte for byte (scripts/lib/lean-compare.mjs
+ * verify, and test/integration/jpeg-routes.test.ts against the C arithmetic on every colour).
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <wasm_simd128.h>
+
+#define JPEG_INTERNALS
+#include "jinclude.h"
+#include "jpeglib.h"
+
+#define SCALEBITS 16
+#define ONE_HALF ((int32_t)1 << (SCALEBITS - 1))
+#define FIX(x) ((int32_t)((x) * (1L << SCALEBITS) + 0.5))
+#define CBCR_OFFSET ((int32_t)CENTERJSAMPLE << SCALEBITS)
+
+/* YCbCr -> RGB (jdcolor.c's tables as products). */
+#define CR_R FIX(1.40200)
+#define CB_B FIX(1.77200)
+#define CR_G (-FIX(0.71414))
+#define CB_G (-FIX(0.34414))
+/* RGB -> YCbCr (jccolor.c's tables as products). */
+#define R_Y FIX(0.29900)
+#define G_Y FIX(0.58700)
+#define B_Y FIX(0.11400)
+#define R_CB (-FIX(0.16874))
+#define G_CB (-FIX(0.33126))
+#define B_CB FIX(0.50000)
+#define R_CR FIX(0.50000)
+#define G_CR (-FIX(0.41869))
+#define B_CR (-FIX(0.08131))
+
+static inline int clamp255(int v) { return v < 0 ? 0 : v > 255 ? 255 : v; }
+
+/* One pixel, as jdcolext.c's ycc_rgb_convert_internal computes it. */
+static inline void ycc_rgb_pixel(int y, int cb, int cr, JSAMPLE *out, int r, int g, int b) {
+  cb -= CENTERJSAMPLE;
+  cr -= CENTERJSAMPLE;
+  out[r] = (JSAMPLE)clamp255(y + ((CR_R * cr + ONE_HALF) >> SCALEBITS));
+  out[g] = (JSAMPLE)clamp255(y + ((CB_G * cb + ONE_HALF + CR_G * cr) >> SCALEBITS));
+  out[b] = (JSAMPLE)clamp255(y + ((CB_B * cb + ONE_HALF) >> SCALEBITS));
+}
+
+/* (c x + k) >> 16 on 8 centred 16-bit samples. */
+static inline v128_t term(v128_t x, int32_t c, int32_t k) {
+  const v128_t vc = wasm_i32x4_splat(c), vk = wasm_i32x4_splat(k);
+  const v128_t a = wasm_i32x4_add(wasm_i32x4_mul(wasm_i32x4_extend_low_i16x8(x), vc), vk);
+  const v128_t b = wasm_i32x4_add(wasm_i32x4_mul(wasm_i32x4_extend_high_i16x8(x), vc), vk);
+  return wasm_i16x8_narrow_i32x4(wasm_i32x4_shr(a, SCALEBITS), wasm_i32x4_shr(b, SCALEBITS));
+}
+
+/* (c1 x1 + c2 x2 + k) >> 16 on 8 centred 16-bit samples of each. */
+static inline v128_t term2(v128_t x1, int32_t c1, v128_t x2, int32_t c2, int32_t k) {
+  const v128_t v1 = wasm_i32x4_splat(c1), v2 = wasm_i32x4_splat(c2), vk = wasm_i32x4_splat(k);
+  const v128_t a = wasm_i32x4_add(wasm_i32x4_add(wasm_i32x4_mul(wasm_i32x4_extend_low_i16x8(x1), v1), wasm_i32x4_mul(wasm_i32x4_extend_low_i16x8(x2), v2)), vk);
+  const v128_t b = wasm_i32x4_add(wasm_i32x4_add(wasm_i32x4_mul(wasm_i32x4_extend_high_i16x8(x1), v1), wasm_i32x4_mul(wasm_i32x4_extend_high_i16x8(x2), v2)), vk);
+  return wasm_i16x8_narrow_i32x4(wasm_i32x4_shr(a, SCALEBITS), wasm_i32x4_shr(b, SCALEBITS));
+}
+
+/* (c1 x1 + c2 x2 + c3 x3 + k) >> 16 on 8 unsigned 16-bit samples of each (results 0-255). */
+static inline v128_t term3(v128_t x1, int32_t c1, v128_t x2, int32_t c2, v128_t x3, int32_t c3, int32_t k) {
+  const v128_t v1 = wasm_i32x4_splat(c1), v2 = wasm_i32x4_splat(c2), v3 = wasm_i32x4_splat(c3), vk = wasm_i32x4_splat(k);
+#define SUM(extend)                                                                                                     \
+  wasm_i32x4_add(wasm_i32x4_add(wasm_i32x4_mul(extend(x1), v1), wasm_i32x4_mul(extend(x2), v2)),                       \
+                 wasm_i32x4_add(wasm_i32x4_mul(extend(x3), v3), vk))
+  const v128_t a = SUM(wasm_u32x4_extend_low_u16x8), b = SUM(wasm_u32x4_extend_high_u16x8);
+#undef SUM
+  return wasm_i16x8_narrow_i32x4(wasm_i32x4_shr(a, SCALEBITS), wasm_i32x4_shr(b, SCALEBITS));
+}
+
+/* 16 pixels' R, G, B (and opaque alpha) interleaved into 48 (RGB) or 64 (RGBA, RGBX) bytes. */
+static inline void store_rgb(JSAMPLE *out, v128_t r, v128_t g, v128_t b, int pixelsize) {
+  if (pixelsize == 4) {
+    const v128_t a = wasm_i8x16_splat((int8_t)0xFF);
+    const v128_t rg_lo = wasm_i8x16_shuffle(r, g, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const v128_t rg_hi = wasm_i8x16_shuffle(r, g, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    const v128_t ba_lo = wasm_i8x16_shuffle(b, a, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const v128_t ba_hi = wasm_i8x16_shuffle(b, a, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    wasm_v128_store(out, wasm_i16x8_shuffle(rg_lo, ba_lo, 0, 8, 1, 9, 2, 10, 3, 11));
+    wasm_v128_store(out + 16, wasm_i16x8_shuffle(rg_lo, ba_lo, 4, 12, 5, 13, 6, 14, 7, 15));
+    wasm_v128_store(out + 32, wasm_i16x8_shuffle(rg_hi, ba_hi, 0, 8, 1, 9, 2, 10, 3, 11));
+    wasm_v128_store(out + 48, wasm_i16x8_shuffle(rg_hi, ba_hi, 4, 12, 5, 13, 6, 14, 7, 15));
+    return;
+  }
+  /* r0 g0 b0 r1 g1 b1 ...: R and G placed first (B's slots hold anything), then B put in its slots. */
+  const v128_t t0 = wasm_i8x16_shuffle(r, g, 0, 16, 0, 1, 17, 0, 2, 18, 0, 3, 19, 0, 4, 20, 0, 5);
+  const v128_t t1 = wasm_i8x16_shuffle(r, g, 21, 0, 6, 22, 0, 7, 23, 0, 8, 24, 0, 9, 25, 0, 10, 26);
+  const v128_t t2 = wasm_i8x16_shuffle(r, g, 0, 11, 27, 0, 12, 28, 0, 13, 29, 0, 14, 30, 0, 15, 31, 0);
+  wasm_v128_store(out, wasm_i8x16_shuffle(t0, b, 0, 1, 16, 3, 4, 17, 6, 7, 18, 9, 10, 19, 12, 13, 20, 15));
+  wasm_v128_store(out + 16, wasm_i8x16_shuffle(t1, b, 0, 21, 2, 3, 22, 5, 6, 23, 8, 9, 24, 11, 12, 25, 14, 15));
+  wasm_v128_store(out + 32, wasm_i8x16_shuffle(t2, b, 26, 1, 2, 27, 4, 5, 28, 7, 8, 29, 10, 11, 30, 13, 14, 31));
+}
+
+GLOBAL(int) jsimd_can_ycc_rgb(void) { return 1; }
+
+GLOBAL(void) jsimd_ycc_rgb_convert(j_decompress_ptr cinfo, JSAMPIMAGE input_buf, JDIMENSION input_row, JSAMPARRAY output_buf,
+                                   int num_rows) {
+  const J_COLOR_SPACE space = cinfo->out_color_space;
+  const int r = rgb_red[space], g = rgb_green[space], b = rgb_blue[space], size = rgb_pixelsize[space];
+  /* RGB, RGBX and RGBA in 16-pixel steps; the other layouts (and each row's last pixels) one pixel at a time. */
+  const int vector = r == 0 && g == 1 && b == 2;
+  const JDIMENSION width = cinfo->output_width;
+  const v128_t centre = wasm_i16x8_splat(CENTERJSAMPLE);
+  while (--num_rows >= 0) {
+    const JSAMPLE *y = input_buf[0][input_row], *cb = input_buf[1][input_row], *cr = input_buf[2][input_row];
+    input_row++;
+    JSAMPLE *out = *output_buf++;
+    JDIMENSION col = 0;
+    if (vector) {
+      for (; col + 16 <= width; col += 16, out += 16 * size) {
+        const v128_t vy = wasm_v128_load(y + col), vcb = wasm_v128_load(cb + col), vcr = wasm_v128_load(cr + col);
+        v128_t rgb[3][2];
+        for (int half = 0; half < 2; half++) {
+          const v128_t yy = half ? wasm_u16x8_extend_high_u8x16(vy) : wasm_u16x8_extend_low_u8x16(vy);
+          const v128_t xb = wasm_i16x8_sub(half ? wasm_u16x8_extend_high_u8x16(vcb) : wasm_u16x8_extend_low_u8x16(vcb), centre);
+          const v128_t xr = wasm_i16x8_sub(half ? wasm_u16x8_extend_high_u8x16(vcr) : wasm_u16x8_extend_low_u8x16(vcr), centre);
+          rgb[0][half] = wasm_i16x8_add(yy, term(xr, CR_R, ONE_HALF));
+          rgb[1][half] = wasm_i16x8_add(yy, term2(xb, CB_G, xr, CR_G, ONE_HALF));
+          rgb[2][half] = wasm_i16x8_add(yy, term(xb, CB_B, ONE_HALF));
+        }
+        store_rgb(out, wasm_u8x16_narrow_i16x8(rgb[0][0], rgb[0][1]), wasm_u8x16_narrow_i16x8(rgb[1][0], rgb[1][1]),
+                  wasm_u8x16_narrow_i16x8(rgb[2][0], rgb[2][1]), size);
+      }
+    }
+    for (; col < width; col++, out += size) {
+      ycc_rgb_pixel(y[col], cb[col], cr[col], out, r, g, b);
+      if (size == 4) out[6 - r - g - b] = MAXJSAMPLE;
+    }
+  }
+}
+
+GLOBAL(int) jsimd_can_rgb_ycc(void) { return 1; }
+
+GLOBAL(void) jsimd_rgb_ycc_convert(j_compress_ptr cinfo, JSAMPARRAY input_buf, JSAMPIMAGE output_buf, JDIMENSION output_row,
+                                   int num_rows) {
+  const J_COLOR_SPACE space = cinfo->in_color_space;
+  const int r = rgb_red[space], g = rgb_green[space], b = rgb_blue[space], size = rgb_pixelsize[space];
+  const int vector = r == 0 && g == 1 && b == 2;
+  const JDIMENSION width = cinfo->image_width;
+  while (--num_rows >= 0) {
+    const JSAMPLE *in = *input_buf++;
+    JSAMPLE *y = output_buf[0][output_row], *cb = output_buf[1][output_row], *cr = output_buf[2][output_row];
+    output_row++;
+    JDIMENSION col = 0;
+    if (vector) {
+      for (; col + 16 <= width; col += 16, in += 16 * size) {
+        /* Deinterleave 16 pixels: R, G and B each as 16 bytes. */
+        v128_t vr, vg, vb;
+        if (size == 4) {
+          const v128_t p0 = wasm_v128_load(in), p1 = wasm_v128_load(in + 16), p2 = wasm_v128_load(in + 32), p3 = wasm_v128_load(in + 48);
+          const v128_t lo = wasm_i8x16_shuffle(p0, p1, 0, 4, 8, 12, 16, 20, 24, 28, 1, 5, 9, 13, 17, 21, 25, 29);
+          const v128_t hi = wasm_i8x16_shuffle(p2, p3, 0, 4, 8, 12, 16, 20, 24, 28, 1, 5, 9, 13, 17, 21, 25, 29);
+          const v128_t blo = wasm_i8x16_shuffle(p0, p1, 2, 6, 10, 14, 18, 22, 26, 30, 0, 0, 0, 0, 0, 0, 0, 0);
+          const v128_t bhi = wasm_i8x16_shuffle(p2, p3, 2, 6, 10, 14, 18, 22, 26, 30, 0, 0, 0, 0, 0, 0, 0, 0);
+          vr = wasm_i64x2_shuffle(lo, hi, 0, 2);
+          vg = wasm_i64x2_shuffle(lo, hi, 1, 3);
+          vb = wasm_i64x2_shuffle(blo, bhi, 0, 2);
+        } else {
+          const v128_t p0 = wasm_v128_load(in), p1 = wasm_v128_load(in + 16), p2 = wasm_v128_load(in + 32);
+          /* Bytes 0-15 from p0 and p1, 16-31 from p1 and p2 (index 16+ is the second vector). */
+          vr = wasm_i8x16_shuffle(wasm_i8x16_shuffle(p0, p1, 0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 0, 0, 0, 0, 0), p2,
+                                  0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 17, 20, 23, 26, 29);
+          vg = wasm_i8x16_shuffle(wasm_i8x16_shuffle(p0, p1, 1, 4, 7, 10, 13, 16, 19, 22, 25, 28, 31, 0, 0, 0, 0, 0), p2,
+                                  0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 18, 21, 24, 27, 30);
+          vb = wasm_i8x16_shuffle(wasm_i8x16_shuffle(p0, p1, 2, 5, 8, 11, 14, 17, 20, 23, 26, 29, 0, 0, 0, 0, 0, 0), p2,
+                                  0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 19, 22, 25, 28, 31);
+        }
+        v128_t out[3][2];
+        for (int half = 0; half < 2; half++) {
+          const v128_t xr = half ? wasm_u16x8_extend_high_u8x16(vr) : wasm_u16x8_extend_low_u8x16(vr);
+          const v128_t xg = half ? wasm_u16x8_extend_high_u8x16(vg) : wasm_u16x8_extend_low_u8x16(vg);
+          const v128_t xb = half ? wasm_u16x8_extend_high_u8x16(vb) : wasm_u16x8_extend_low_u8x16(vb);
+          out[0][half] = term3(xr, R_Y, xg, G_Y, xb, B_Y, ONE_HALF);
+          out[1][half] = term3(xr, R_CB, xg, G_CB, xb, B_CB, CBCR_OFFSET + ONE_HALF - 1);
+          out[2][half] = term3(xr, R_CR, xg, G_CR, xb, B_CR, CBCR_OFFSET + ONE_HALF - 1);
+        }
+        wasm_v128_store(y + col, wasm_u8x16_narrow_i16x8(out[0][0], out[0][1]));
+        wasm_v128_store(cb + col, wasm_u8x16_narrow_i16x8(out[1][0], out[1][1]));
+        wasm_v128_store(cr + col, wasm_u8x16_narrow_i16x8(out[2][0], out[2][1]));
+      }
+    }
+    for (; col < width; col++, in += size) {
+      const int32_t pr = in[r], pg = in[g], pb = in[b];
+      y[col] = (JSAMPLE)((R_Y * pr + G_Y * pg + B_Y * pb + ONE_HALF) >> SCALEBITS);
+      cb[col] = (JSAMPLE)((R_CB * pr + G_CB * pg + B_CB * pb + CBCR_OFFSET + ONE_HALF - 1) >> SCALEBITS);
+      cr[col] = (JSAMPLE)((R_CR * pr + G_CR * pg + B_CR * pb + CBCR_OFFSET + ONE_HALF - 1) >> SCALEBITS);
+    }
+  }
+}
