@@ -114,9 +114,9 @@ mkdir -p "$objects"
 jobs=()
 for name in $jpeg_sources; do
   case "$name" in
-    # MozJPEG's SIMD seam: our WebAssembly SIMD128 colour conversions (jsimd_wasm.c) in place of jsimd_none.c's four
+    # MozJPEG's SIMD seam: our WebAssembly SIMD128 colour conversions, IDCT and quantisation (jsimd_wasm.c) in place of jsimd_none.c's
     # (renamed aside here), whose other entries (every jsimd_can_* answering 0) stay.
-    jsimd_none) jobs+=("$jpeg/$name.c|-I$jpeg -Djsimd_can_ycc_rgb=none_can_ycc_rgb -Djsimd_ycc_rgb_convert=none_ycc_rgb_convert -Djsimd_can_rgb_ycc=none_can_rgb_ycc -Djsimd_rgb_ycc_convert=none_rgb_ycc_convert") ;;
+    jsimd_none) jobs+=("$jpeg/$name.c|-I$jpeg -Djsimd_can_ycc_rgb=none_can_ycc_rgb -Djsimd_ycc_rgb_convert=none_ycc_rgb_convert -Djsimd_can_rgb_ycc=none_can_rgb_ycc -Djsimd_rgb_ycc_convert=none_rgb_ycc_convert -Djsimd_can_idct_islow=none_can_idct_islow -Djsimd_idct_islow=none_idct_islow -Djsimd_can_quantize=none_can_quantize -Djsimd_quantize=none_quantize") ;;
     *) jobs+=("$jpeg/$name.c|-I$jpeg") ;;
   esac
 done

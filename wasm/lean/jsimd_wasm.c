@@ -1,7 +1,9 @@
 /*
- * WebAssembly SIMD128 kernels for MozJPEG's SIMD seam (jsimd.h): the colour conversions, YCbCr -> RGB when decoding
- * and RGB -> YCbCr when encoding, 16 pixels at a time. Every other jsimd_* entry stays jsimd_none.c's (build.sh
- * compiles it with these four names moved aside), so MozJPEG runs its C code there.
+ * WebAssembly SIMD128 kernels for MozJPEG's SIMD seam (jsimd.h, jsimddct.h): the colour conversions, YCbCr -> RGB when
+ * decoding and RGB -> YCbCr when encoding, 16 pixels at a time, and the accurate integer IDCT (jidctint.c's
+ * jpeg_idct_islow), four columns or rows of a block at a time, and quantisation (jcdctmgr.c's quantize), four
+ * coefficients at a time. Every other jsimd_* entry stays jsimd_none.c's (build.sh
+ * compiles it with these names moved aside), so MozJPEG runs its C code there.
  *
  * Why: a 12 MP JPEG decoded to RGBA spent 32 % of its time in the C colour conversion (table lookups per pixel), and
  * a libjpeg-turbo-profile encode 10 % in the other direction (docs/benchmarks.md). The arithmetic here is the C
@@ -17,6 +19,7 @@
 #define JPEG_INTERNALS
 #include "jinclude.h"
 #include "jpeglib.h"
+#include "jdct.h"
 
 #define SCALEBITS 16
 #define ONE_HALF ((int32_t)1 << (SCALEBITS - 1))
@@ -194,5 +197,177 @@ GLOBAL(void) jsimd_rgb_ycc_convert(j_compress_ptr cinfo, JSAMPARRAY input_buf, J
       cb[col] = (JSAMPLE)((R_CB * pr + G_CB * pg + B_CB * pb + CBCR_OFFSET + ONE_HALF - 1) >> SCALEBITS);
       cr[col] = (JSAMPLE)((R_CR * pr + G_CR * pg + B_CR * pb + CBCR_OFFSET + ONE_HALF - 1) >> SCALEBITS);
     }
+  }
+}
+
+/*
+ * The accurate integer IDCT, jidctint.c's jpeg_idct_islow computed in four 32-bit lanes: its constants (13 fraction
+ * bits), its two passes (columns into a workspace scaled by 4, then rows), its descaling with rounding, its shortcut for
+ * a column or row whose AC terms are all zero (taken lane by lane: with huge coefficients the shortcut and the full
+ * computation differ, as they wrap differently), and its range-limit table as arithmetic: the table maps
+ * (x & 1023) to x + 128 clamped when x is within -384..383 and wraps beyond, which is w = (x + 128) & 1023 read as
+ * w below 256, 255 below 640, else 0.
+ */
+#define CONST_BITS 13
+#define PASS1_BITS 2
+
+static inline v128_t mulc(v128_t x, int32_t c) { return wasm_i32x4_mul(x, wasm_i32x4_splat(c)); }
+
+/* One 1-D pass of the IDCT on 4 lanes: in[0..7] the 8 inputs of each lane; out[0..7] before descaling. */
+static inline void idct_1d(const v128_t in[8], v128_t out[8], int first_pass) {
+  v128_t z1 = mulc(wasm_i32x4_add(in[2], in[6]), 4433);
+  v128_t tmp2 = wasm_i32x4_add(z1, mulc(in[6], -15137));
+  v128_t tmp3 = wasm_i32x4_add(z1, mulc(in[2], 6270));
+  v128_t tmp0 = wasm_i32x4_shl(wasm_i32x4_add(in[0], in[4]), CONST_BITS);
+  v128_t tmp1 = wasm_i32x4_shl(wasm_i32x4_sub(in[0], in[4]), CONST_BITS);
+  const v128_t tmp10 = wasm_i32x4_add(tmp0, tmp3), tmp13 = wasm_i32x4_sub(tmp0, tmp3);
+  const v128_t tmp11 = wasm_i32x4_add(tmp1, tmp2), tmp12 = wasm_i32x4_sub(tmp1, tmp2);
+  tmp0 = in[7];
+  tmp1 = in[5];
+  tmp2 = in[3];
+  tmp3 = in[1];
+  z1 = wasm_i32x4_add(tmp0, tmp3);
+  v128_t z2 = wasm_i32x4_add(tmp1, tmp2), z3 = wasm_i32x4_add(tmp0, tmp2), z4 = wasm_i32x4_add(tmp1, tmp3);
+  const v128_t z5 = mulc(wasm_i32x4_add(z3, z4), 9633);
+  tmp0 = mulc(tmp0, 2446);
+  tmp1 = mulc(tmp1, 16819);
+  tmp2 = mulc(tmp2, 25172);
+  tmp3 = mulc(tmp3, 12299);
+  z1 = mulc(z1, -7373);
+  z2 = mulc(z2, -20995);
+  z3 = wasm_i32x4_add(mulc(z3, -16069), z5);
+  z4 = wasm_i32x4_add(mulc(z4, -3196), z5);
+  tmp0 = wasm_i32x4_add(tmp0, wasm_i32x4_add(z1, z3));
+  tmp1 = wasm_i32x4_add(tmp1, wasm_i32x4_add(z2, z4));
+  tmp2 = wasm_i32x4_add(tmp2, wasm_i32x4_add(z2, z3));
+  tmp3 = wasm_i32x4_add(tmp3, wasm_i32x4_add(z1, z4));
+  const int n = first_pass ? CONST_BITS - PASS1_BITS : CONST_BITS + PASS1_BITS + 3;
+  const v128_t round = wasm_i32x4_splat(1 << (n - 1));
+#define DESCALE_TO(i, v) out[i] = wasm_i32x4_shr(wasm_i32x4_add((v), round), n)
+  DESCALE_TO(0, wasm_i32x4_add(tmp10, tmp3));
+  DESCALE_TO(7, wasm_i32x4_sub(tmp10, tmp3));
+  DESCALE_TO(1, wasm_i32x4_add(tmp11, tmp2));
+  DESCALE_TO(6, wasm_i32x4_sub(tmp11, tmp2));
+  DESCALE_TO(2, wasm_i32x4_add(tmp12, tmp1));
+  DESCALE_TO(5, wasm_i32x4_sub(tmp12, tmp1));
+  DESCALE_TO(3, wasm_i32x4_add(tmp13, tmp0));
+  DESCALE_TO(4, wasm_i32x4_sub(tmp13, tmp0));
+#undef DESCALE_TO
+}
+
+/* Lanes whose inputs 1-7 are all zero (the C code's shortcut), as an all-ones mask. */
+static inline v128_t ac_zero(const v128_t in[8]) {
+  v128_t any = in[1];
+  for (int i = 2; i < 8; i++) any = wasm_v128_or(any, in[i]);
+  return wasm_i32x4_eq(any, wasm_i32x4_splat(0));
+}
+
+/* The range-limit table's value for each lane's x (see above). */
+static inline v128_t range_limit(v128_t x) {
+  const v128_t w = wasm_v128_and(wasm_i32x4_add(x, wasm_i32x4_splat(CENTERJSAMPLE)), wasm_i32x4_splat(1023));
+  const v128_t clamped = wasm_i32x4_min(w, wasm_i32x4_splat(255));
+  return wasm_v128_and(clamped, wasm_i32x4_lt(w, wasm_i32x4_splat(640)));
+}
+
+/* 4x4 transpose of the 32-bit lanes of a, b, c, d in place. */
+static inline void transpose4(v128_t *a, v128_t *b, v128_t *c, v128_t *d) {
+  const v128_t t0 = wasm_i32x4_shuffle(*a, *b, 0, 4, 1, 5), t1 = wasm_i32x4_shuffle(*a, *b, 2, 6, 3, 7);
+  const v128_t t2 = wasm_i32x4_shuffle(*c, *d, 0, 4, 1, 5), t3 = wasm_i32x4_shuffle(*c, *d, 2, 6, 3, 7);
+  *a = wasm_i64x2_shuffle(t0, t2, 0, 2);
+  *b = wasm_i64x2_shuffle(t0, t2, 1, 3);
+  *c = wasm_i64x2_shuffle(t1, t3, 0, 2);
+  *d = wasm_i64x2_shuffle(t1, t3, 1, 3);
+}
+
+GLOBAL(int) jsimd_can_idct_islow(void) { return sizeof(ISLOW_MULT_TYPE) == 4 && sizeof(JCOEF) == 2; }
+
+GLOBAL(void) jsimd_idct_islow(j_decompress_ptr cinfo, jpeg_component_info *compptr, JCOEFPTR coef_block, JSAMPARRAY output_buf,
+                              JDIMENSION output_col) {
+  (void)cinfo;
+  const ISLOW_MULT_TYPE *quant = (const ISLOW_MULT_TYPE *)compptr->dct_table;
+  /* ws[row][half]: the workspace, row r of the block, columns 0-3 (half 0) and 4-7 (half 1). */
+  v128_t ws[8][2];
+  /* Pass 1: columns, four at a time; lane j of in[r] is row r of column 4 half + j. */
+  for (int half = 0; half < 2; half++) {
+    v128_t coef[8], in[8], out[8];
+    for (int r = 0; r < 8; r++) {
+      coef[r] = wasm_i32x4_load16x4(coef_block + 8 * r + 4 * half);
+      in[r] = wasm_i32x4_mul(coef[r], wasm_v128_load(quant + 8 * r + 4 * half));
+    }
+    /* (the C code tests the coefficients, not their products: a zero in the table must not take the shortcut) */
+    const v128_t zero = ac_zero(coef);
+    const v128_t dc = wasm_i32x4_shl(in[0], PASS1_BITS);
+    idct_1d(in, out, 1);
+    for (int r = 0; r < 8; r++) ws[r][half] = wasm_v128_bitselect(dc, out[r], zero);
+  }
+  /* Pass 2: rows, four at a time; transpose so that lane j of in[c] is column c of row 4 quarter + j. */
+  for (int quarter = 0; quarter < 2; quarter++) {
+    v128_t in[8], out[8];
+    for (int c = 0; c < 8; c++) in[c] = ws[4 * quarter + (c & 3)][c >> 2];
+    transpose4(&in[0], &in[1], &in[2], &in[3]);
+    transpose4(&in[4], &in[5], &in[6], &in[7]);
+    const v128_t zero = ac_zero(in);
+    const v128_t dc = wasm_i32x4_shr(wasm_i32x4_add(in[0], wasm_i32x4_splat(1 << (PASS1_BITS + 2))), PASS1_BITS + 3);
+    idct_1d(in, out, 0);
+    for (int c = 0; c < 8; c++) out[c] = range_limit(wasm_v128_bitselect(dc, out[c], zero));
+    /* Back to rows: lane j of out[c] is column c of row 4 quarter + j. */
+    transpose4(&out[0], &out[1], &out[2], &out[3]);
+    transpose4(&out[4], &out[5], &out[6], &out[7]);
+    for (int j = 0; j < 4; j++) {
+      const v128_t row16 = wasm_u16x8_narrow_i32x4(out[j], out[4 + j]);
+      const v128_t row8 = wasm_u8x16_narrow_i16x8(row16, row16);
+      wasm_v128_store64_lane(output_buf[4 * quarter + j] + output_col, row8, 0);
+    }
+  }
+}
+
+/*
+ * Quantisation by reciprocal (jcdctmgr.c's quantize with 32-bit DCTELEM): for each coefficient t, with the table's
+ * reciprocal f, correction c and shift s, |t| + c times f as 64 bits, shifted right by 32 + s, the sign put back. The
+ * high 32 bits come from SIMD128's widening 32 x 32 -> 64 multiply; the shift by s, which differs from coefficient to
+ * coefficient and has no SIMD128 form, is a multiply by 2^(16 - s) and a shift by 16, exact while the high half stays
+ * under 2^(16 + s): it is about (|t| + c) 2^s / divisor, and |t| + c stays under 2^16 for 8-bit samples. A table with a
+ * shift outside 0-16 (a divisor of 1, which compute_reciprocal already leaves to the C code) takes the C arithmetic.
+ */
+static void quantize_c(JCOEFPTR coef_block, const DCTELEM *divisors, const DCTELEM *workspace) {
+  for (int i = 0; i < DCTSIZE2; i++) {
+    const DCTELEM t = workspace[i];
+    const unsigned long long product = (unsigned long long)((UDCTELEM)(t < 0 ? -t : t) + (UDCTELEM)divisors[i + DCTSIZE2])
+                                       * (UDCTELEM)divisors[i];
+    const DCTELEM q = (DCTELEM)(product >> (divisors[i + DCTSIZE2 * 3] + sizeof(DCTELEM) * 8));
+    coef_block[i] = (JCOEF)(t < 0 ? -q : q);
+  }
+}
+
+GLOBAL(int) jsimd_can_quantize(void) { return sizeof(DCTELEM) == 4 && sizeof(JCOEF) == 2; }
+
+GLOBAL(void) jsimd_quantize(JCOEFPTR coef_block, DCTELEM *divisors, DCTELEM *workspace) {
+  const DCTELEM *recip = divisors, *corr = divisors + DCTSIZE2, *shift = divisors + DCTSIZE2 * 3;
+  /* 2^(16 - s) for each coefficient, made as a float's exponent; and whether every s is within 0-16. */
+  v128_t mult[DCTSIZE2 / 4];
+  v128_t low = wasm_i32x4_splat(0), high = wasm_i32x4_splat(0);
+  for (int k = 0; k < DCTSIZE2 / 4; k++) {
+    const v128_t s = wasm_v128_load(shift + 4 * k);
+    low = wasm_i32x4_min(low, s);
+    high = wasm_i32x4_max(high, s);
+    mult[k] = wasm_i32x4_trunc_sat_f32x4(wasm_i32x4_shl(wasm_i32x4_sub(wasm_i32x4_splat(127 + 16), s), 23));
+  }
+  if (!wasm_i32x4_all_true(wasm_i32x4_le(high, wasm_i32x4_splat(16))) || !wasm_i32x4_all_true(wasm_i32x4_ge(low, wasm_i32x4_splat(0)))) {
+    quantize_c(coef_block, divisors, workspace);
+    return;
+  }
+  for (int k = 0; k < DCTSIZE2; k += 8) {
+    v128_t q[2];
+    for (int h = 0; h < 2; h++) {
+      const int at = k + 4 * h;
+      const v128_t t = wasm_v128_load(workspace + at);
+      const v128_t sign = wasm_i32x4_shr(t, 31);
+      const v128_t x = wasm_i32x4_add(wasm_i32x4_abs(t), wasm_v128_load(corr + at));
+      const v128_t f = wasm_v128_load(recip + at);
+      const v128_t hi = wasm_i32x4_shuffle(wasm_u64x2_extmul_low_u32x4(x, f), wasm_u64x2_extmul_high_u32x4(x, f), 1, 3, 5, 7);
+      const v128_t v = wasm_u32x4_shr(wasm_i32x4_mul(hi, mult[at / 4]), 16);
+      q[h] = wasm_i32x4_sub(wasm_v128_xor(v, sign), sign);
+    }
+    wasm_v128_store(coef_block + k, wasm_i16x8_narrow_i32x4(q[0], q[1]));
   }
 }

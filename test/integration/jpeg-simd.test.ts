@@ -1,0 +1,35 @@
+/**
+ * The lean codec's MozJPEG runs its colour conversions, IDCT and quantisation as WebAssembly SIMD (wasm/lean/jsimd_wasm.c),
+ * bit-exact with MozJPEG's C code. The digests below are of what the C build (jsimd_none.c throughout) wrote for these
+ * requests; `scripts/lib/lean-compare.mjs verify` checks many more images against such a build. A new MozJPEG or a change
+ * to the JPEG settings changes them too: take them again from a C build then.
+ */
+import { describe, expect, it } from 'vitest'
+import { okBytes } from '../helpers/api'
+import { fixture } from '../helpers/fixtures'
+import { callWorker } from '../helpers/worker'
+
+const sha256 = async (bytes: Uint8Array) => Buffer.from(await crypto.subtle.digest('SHA-256', bytes)).toString('hex')
+
+/** [input fixture, query] -> SHA-256 of the answer as the C build wrote it. */
+const C_BUILD: Array<[string, string, string]> = [
+  // PNG to JPEG at effort 0-2: RGB -> YCbCr and quantisation by reciprocal (quality 5 and 100: the extreme divisors)
+  ['photo.png', 'format=jpeg&effort=2&quality=80', '1155c4d933e2c7789b2eb128ee4e07443341f546eaf66087c9e34aceb9642082'],
+  ['photo.png', 'format=jpeg&effort=0&quality=5', '61dde80c7878b31217aba6c53e0ec7cd9fe31a65dcdfbaf18ade4a586f76e436'],
+  ['photo.png', 'format=jpeg&effort=2&quality=100', 'd2ff3548f439508255efe6a7389eb363c0c8993aa48d0aa7284fedbd993dca83'],
+  // JPEG to JPEG in one pass (the IDCT, both conversions, quantisation); JPEG to PNG (the IDCT, YCbCr -> RGBA), resized
+  ['large.jpg', 'format=jpeg&effort=2&quality=70', '117629ba8658ee9f8fc1f2ae94a9e55e7652521452faf9fb0f69038fbb2fa182'],
+  ['large.jpg', 'format=png&effort=0', '6cd80b18e6d35e6848d6fb2c518e2828430545d76c8dc4a6751a0cfbeb320ff9'],
+  ['photo.jpg', 'format=png&effort=0&width=200', '61c3ac53049f146ac118f05dfcfbc98e8e7e73526fc39fe11ffb45ba86ff15ca'],
+]
+
+describe("JPEG through WebAssembly SIMD: MozJPEG's C code's bytes", () => {
+  for (const [name, query, digest] of C_BUILD) {
+    it(`${name} ?${query}`, async () => {
+      const type = name.endsWith('.png') ? 'image/png' : 'image/jpeg'
+      const res = await callWorker(`/api/compress?${query}`, { method: 'POST', headers: { 'Content-Type': type }, body: fixture(name) })
+      const out = await okBytes(res)
+      expect(await sha256(out)).toBe(digest)
+    })
+  }
+})
