@@ -317,6 +317,7 @@ export class LeanCodec {
     this.file = undefined
     this.written = []
     this.writtenAt = 0
+    this.spare = []
     this.writeLimit = Number.POSITIVE_INFINITY
     this.writtenBytes = 0
     this.exports._initialize()

@@ -1,3 +1,5 @@
+import { release } from './bytes'
+
 /**
  * One buffer per isolate for request bodies, read into by a BYOB reader (no chunk of the body is allocated
  * by the stream, so none is left as garbage), reused by every conversion. Conversions run one at a time
@@ -48,7 +50,7 @@ export function adoptBodyBuffer(moved: ArrayBuffer): Uint8Array {
  */
 export function endBodyBuffer(): void {
   if (shared.length <= KEEP_BYTES) return
-  const large = shared.buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer }
+  const large = shared
   shared = new Uint8Array(0)
-  large.transfer?.(0)
+  release(large)
 }

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { CODECS, type OutputFormat } from '../codecs/registry'
-import { joinParts, PART_BYTES } from '../lib/bytes'
+import { joinParts, PART_BYTES, release } from '../lib/bytes'
 
 /** An encoded image: whole, or in the parts a row sink wrote it out in (never joined, to hold it once). */
 export type Encoded = Uint8Array | Uint8Array[]
@@ -174,17 +174,6 @@ export function respond(c: Context, o: Outcome, json: boolean): Response {
   // The Response has its own copy of a whole array.
   if (!Array.isArray(o.bytes)) release(o.bytes)
   return response
-}
-
-/**
- * Give back the memory of an answer's array that workerd has copied (a Response made from it, or a stream write that
- * resolved, has), at once, by detaching its buffer: left to V8, each answer stayed as garbage until a collection, and
- * request after request the isolate grew by about an answer's size. Only an array that is its whole buffer (what a
- * codec wrote), never a view into a buffer something else may hold.
- */
-function release(bytes: Uint8Array): void {
-  const buffer = bytes.buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer }
-  if (bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength) buffer.transfer?.(0)
 }
 
 /**
