@@ -2,15 +2,16 @@
  * WebAssembly SIMD128 kernels for MozJPEG's SIMD seam (jsimd.h, jsimddct.h): the colour conversions, YCbCr -> RGB when
  * decoding and RGB -> YCbCr when encoding, 16 pixels at a time, and the accurate integer IDCT (jidctint.c's
  * jpeg_idct_islow), four columns or rows of a block at a time, and quantisation (jcdctmgr.c's quantize), four
- * coefficients at a time. Every other jsimd_* entry stays jsimd_none.c's (build.sh
- * compiles it with these names moved aside), so MozJPEG runs its C code there.
+ * coefficients at a time. Every other jsimd_* entry stays jsimd_none.c's (build.sh compiles it with these names moved
+ * aside), so MozJPEG runs its C code there.
  *
- * Why: a 12 MP JPEG decoded to RGBA spent 32 % of its time in the C colour conversion (table lookups per pixel), and
- * a libjpeg-turbo-profile encode 10 % in the other direction (docs/benchmarks.md). The arithmetic here is the C
- * code's own, term for term: the same 16-bit fixed-point constants, the same rounding terms, the same arithmetic
- * shifts, and saturation to 0-255 where the C code indexes its range-limit table (whose inputs here stay within
- * -256..511, where that table clamps). So the output is the C build's byte for byte (scripts/lib/lean-compare.mjs
- * verify, and test/integration/jpeg-routes.test.ts against the C arithmetic on every colour).
+ * Why: a 12 MP JPEG decoded to RGBA spent 32 % of its time in the C colour conversion (table lookups per pixel) and
+ * 22 % in the IDCT, and a libjpeg-turbo-profile encode 22 % in quantisation and 10 % in RGB -> YCbCr
+ * (docs/benchmarks.md item 30). The arithmetic here is the C code's own, term for term: the same fixed-point
+ * constants, rounding terms and arithmetic shifts; for the colour conversions, saturation to 0-255 where the C code
+ * indexes its range-limit table (whose inputs there stay within -256..511, where that table clamps). So the output is
+ * the C build's byte for byte (scripts/lib/lean-compare.mjs verify; test/integration/jpeg-simd.test.ts against the C
+ * build's digests, and jpeg-routes.test.ts against jSquash's C-only decoder).
  */
 #include <stddef.h>
 #include <stdio.h>
