@@ -164,12 +164,15 @@ export interface LeanJpegSettings {
   optimize: boolean
   /**
    * MozJPEG's own encoder (its JCP_MAX_COMPRESSION profile: trellis quantisation, ImageMagick's tables, progressive
-   * scans chosen by trial, deringing); `multipass` also trellis-quantises per scan. False: libjpeg-turbo's behaviour.
+   * scans chosen by trial, deringing): `trellis` quantises each row by trellis as it is transformed (lean.c's mode 3);
+   * `passes` as MozJPEG itself, in passes over an unquantised copy of every coefficient (3 MiB per MP more; the same
+   * bytes within 1.5 %: docs/benchmarks.md item 31); `multipass` passes that also trellis-quantise per scan. False:
+   * libjpeg-turbo's behaviour.
    */
-  mozjpeg: false | 'trellis' | 'multipass'
+  mozjpeg: false | 'trellis' | 'passes' | 'multipass'
 }
 
-const MOZJPEG_MODE = { false: 0, trellis: 1, multipass: 2 } as const
+const MOZJPEG_MODE = { false: 0, passes: 1, multipass: 2, trellis: 3 } as const
 const jpegArgs = ({ quality, progressive, optimize, mozjpeg }: LeanJpegSettings): [number, number, number, number] =>
   [quality, progressive ? 1 : 0, optimize ? 1 : 0, MOZJPEG_MODE[`${mozjpeg}`]]
 

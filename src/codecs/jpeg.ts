@@ -5,10 +5,10 @@ import { type Codec, capped, decoderMemoryCap, type EncodeSettings, effortOption
 export const turboJpegSettings = ({ quality, effort }: EncodeSettings): LeanJpegSettings => ({ quality, progressive: effort >= 3, optimize: true, mozjpeg: false })
 
 /**
- * MozJPEG's (effort 3 and up, where the plan fits it): trellis quantisation, progressive scans chosen by trial,
- * from effort 8 trellis per scan. 4:2:0 chroma, as libjpeg-turbo and sharp write.
+ * MozJPEG's (effort 3 and up): trellis quantisation, each row as it is transformed, progressive scans chosen by
+ * trial; trellis per scan in passes where the plan says (`trellisPasses`). 4:2:0 chroma, as libjpeg-turbo and sharp write.
  */
-const mozJpegSettings = ({ quality, effort }: EncodeSettings): LeanJpegSettings => ({ quality, progressive: true, optimize: true, mozjpeg: effort >= 8 ? 'multipass' : 'trellis' })
+const mozJpegSettings = ({ quality, trellisPasses }: EncodeSettings): LeanJpegSettings => ({ quality, progressive: true, optimize: true, mozjpeg: trellisPasses ? 'multipass' : 'trellis' })
 
 /**
  * The lean JPEG encoder's settings for a plan's choice: MozJPEG's trellis, or (`turbo`) libjpeg-turbo's behaviour,
@@ -31,7 +31,7 @@ export const jpeg: Codec = {
   autoQuality: { target: 73, low: 20, high: 95 },
   options: {
     quality: qualityOption(80),
-    effort: effortOption(4, 'libjpeg-turbo at 0-2 (baseline, optimised Huffman tables: fast, as sharp\'s default); MozJPEG at 3-7 (progressive, trellis quantisation: smaller files, 2-3x the time) and 8-9 (adds multipass trellis). Where MozJPEG does not fit the memory budget, libjpeg-turbo progressive.'),
+    effort: effortOption(4, 'libjpeg-turbo at 0-2 (baseline, optimised Huffman tables: fast, as sharp\'s default); MozJPEG at 3-7 (progressive, trellis quantisation of each row as it is transformed: smaller files, 2-3x the time, at every size) and 8-9 (trellis per scan, in passes over a copy of every coefficient, up to about 8 MP; above, as 3-7). Where MozJPEG does not fit the memory budget, libjpeg-turbo progressive.'),
   },
   async decode(bytes, header, scaleEighths = 8) {
     // libjpeg-turbo, scaled in the DCT when the output is smaller, oriented while rows are written;

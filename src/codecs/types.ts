@@ -25,6 +25,8 @@ export interface EncodeSettings {
    * (planConversion decides).
    */
   turbo?: boolean
+  /** JPEG with MozJPEG: its trellis per scan, in passes over a copy of every coefficient (effort 8-9 where it fits), not in one pass. */
+  trellisPasses?: boolean
   /** PNG only: a palette of at most `colours` entries, the fewest reaching `quality` (lossy PNG, `quality` or `colors` given). */
   palette?: { colours: number; quality: number } | undefined
   /** quality=auto: `quality` is where the search starts; it looks for the lowest whose sample scores `target` or more. */

@@ -130,7 +130,7 @@ export async function chooseQuality(
   sample: ImageData,
   format: OutputFormat,
   settings: EncodeSettings,
-  plan: { width: number; height: number; turbo: boolean },
+  plan: { width: number; height: number; turbo: boolean; trellisPasses: boolean },
   cpuLimitMs: number,
 ): Promise<AutoQuality> {
   const tiles = tilesOf(sample, plan).map((tile) => ({ tile, alpha: CODECS[format].alpha && hasTransparency(tile) }))
@@ -140,7 +140,7 @@ export async function chooseQuality(
   const scoreAt = async (quality: number) => {
     let worst = Number.POSITIVE_INFINITY
     for (const { tile, alpha } of tiles) {
-      const { bytes: encoded } = await encodeImage(tile, format, { ...atQuality(settings, quality), turbo: plan.turbo })
+      const { bytes: encoded } = await encodeImage(tile, format, { ...atQuality(settings, quality), turbo: plan.turbo, trellisPasses: plan.trellisPasses })
       const decoded = await decodeImage(encoded, { ...readHeader(encoded), fileBytes: encoded.length })
       worst = Math.min(worst, lean.score(tile, decoded, alpha))
     }

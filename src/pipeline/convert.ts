@@ -182,7 +182,7 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
       const transformMs = await clock.lap()
 
       // 6. encode
-      const { bytes: output, palette } = await encodeImage(image, format, { ...trial, turbo: plan.turbo })
+      const { bytes: output, palette } = await encodeImage(image, format, { ...trial, turbo: plan.turbo, trellisPasses: plan.trellisPasses })
       pass = { output, size: { width: image.width, height: image.height }, timings: { decode: decodeMs, transform: transformMs, encode: await clock.lap() }, colourConverted: false, palette }
     }
     if (pass.output !== undefined) pass.output = await withMetadata(pass.output, format, metadata)

@@ -68,7 +68,9 @@ export const MEMORY_MODEL = {
   /**
    * Encoding whole RGBA pixels (the `pixels` route): fixed MiB plus MiB per output megapixel, of which
    * `copyInPerMP` is the copy into the codec where the pixels were not handed over. MozJPEG's term covers a 1 MP
-   * PNG to JPEG (42.6 MiB, 5.6 over the model without it); PNG's is the writer's (`rows.sink.png`) and the copy.
+   * PNG to JPEG (42.6 MiB, 5.6 over the model without it), fitted with its trellis passes and kept for its trellis in
+   * one pass, which holds about 3 MiB per MP less (this route only has animated PNG and WebP inputs); PNG's is the
+   * writer's (`rows.sink.png`) and the copy.
    */
   encode: {
     jpeg: { baseMiB: 6, perMP: 16.6 },
@@ -199,12 +201,18 @@ export const MEMORY_MODEL = {
       jpeg: { baseMiB: 2, perMP: 3.4 },
       jpegBaseline: { baseMiB: 2, perMP: 0.8 },
       /**
-       * MozJPEG's trellis (scans chosen by trial): the quantised coefficients as libjpeg-turbo keeps them and an
-       * unquantised copy that the trellis passes quantise again, about 3 MiB per MP more; multipass trellis 0.4
-       * more (lean memory after a 12 MP JPEG: 42.9 MiB without trellis, 78.5 with, 82.9 multipass). Fitted to
-       * workerd: a 3840x2160 screenshot PNG to JPEG 74.3 MiB, a 12 MP JPEG to JPEG 96.5.
+       * MozJPEG's trellis a row at a time (wasm/lean/mozjpeg-one-pass-trellis.patch; scans chosen by trial): the
+       * quantised coefficients as libjpeg-turbo keeps them, one row of unquantised blocks and the trial scans' output.
+       * Fitted to the matrix's JPEG column (2026-11-26, eighth session): a 2880x1800 screenshot to JPEG 40.5-42.7 MiB,
+       * 3840x2160 51.7-53.2, a 12 MP photo PNG 86.3, a 12 MP JPEG 60.1, a 16 MP one 68.7.
        */
-      mozjpeg: { baseMiB: 2, perMP: 6.7 },
+      mozjpeg: { baseMiB: 4.5, perMP: 3.4 },
+      /**
+       * MozJPEG's trellis per scan, in passes (effort 8-9, `trellisPasses`): an unquantised copy of every coefficient on
+       * top, about 3 MiB per MP (lean memory after a 12 MP JPEG: 42.9 MiB without trellis, 78.5 with its passes, 82.9
+       * per scan). Fitted to workerd: a 3840x2160 screenshot PNG to JPEG 74.3 MiB, a 12 MP JPEG to JPEG 96.5.
+       */
+      mozjpegPasses: { baseMiB: 2, perMP: 6.7 },
       webp: { baseMiB: 10, perMP: 3.7 },
       webpLowMemory: { baseMiB: 10, perMP: 2 },
       /**
@@ -240,6 +248,11 @@ export interface ConversionPlan {
   scale: number
   /** JPEG output with libjpeg-turbo's behaviour (MozJPEG's fastest profile) instead of MozJPEG's trellis (see EncodeSettings). */
   turbo: boolean
+  /**
+   * MozJPEG's trellis per scan (effort 8-9), in passes over an unquantised copy of every coefficient, where it keeps
+   * the lean memory under MOZJPEG_MAX_MIB; otherwise MozJPEG quantises each row by trellis as it is transformed.
+   */
+  trellisPasses: boolean
   /** Pixels the decoder produces: the input's, or fewer for a DCT-scaled JPEG. */
   decodedPixels: number
   /** Pixels kept from the source (after a cover crop), at the input's size. */
@@ -293,6 +306,7 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
     route: 'pixels',
     scale,
     turbo,
+    trellisPasses: false,
     decodedPixels: Math.ceil((header.width * scale) / 8) * Math.ceil((header.height * scale) / 8),
     cropPixels: crop.width * crop.height,
     ringMiB: ((6 * Math.max(1, Math.ceil((crop.height * scale) / 8) / resize.height) + 3) * resize.width * 16) / 2 ** 20,
@@ -310,8 +324,12 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
   if (settings.animate) return { ...at(8), route: 'frames' }
   const fits = (plan: ConversionPlan) => estimateMiB(plan, leanResidentMiB) <= limits.memoryBudgetMiB
   const rows = (scale: number, turbo = false): ConversionPlan => ({ ...at(scale, turbo), route: 'rows' })
-  // MozJPEG's trellis only where it keeps the isolate's lean memory small (see MOZJPEG_MAX_MIB).
-  const fitsMozjpeg = (plan: ConversionPlan) => fits(plan) && estimateMiB(plan) <= MOZJPEG_MAX_MIB
+  // MozJPEG where it fits; its trellis per scan (effort 8-9) only where that keeps the lean memory small (MOZJPEG_MAX_MIB).
+  const mozjpeg = (plan: ConversionPlan): ConversionPlan | undefined => {
+    const passes = { ...plan, trellisPasses: true }
+    if (settings.effort >= 8 && fits(passes) && estimateMiB(passes) <= MOZJPEG_MAX_MIB) return passes
+    return fits(plan) ? plan : undefined
+  }
   const upright = uprightSize(header)
   const sameSize = isIdentity(geometry, upright.width, upright.height)
   // Effort 0-2 asks for speed: libjpeg-turbo's behaviour, as sharp's default JPEG, instead of MozJPEG's trellis.
@@ -320,7 +338,7 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
   const srgb = header.colour === 'srgb'
   if (header.format === 'jpeg' && sameSize && srgb) {
     if (format === 'webp' && !settings.lossless && header.orientation > 1) return { ...at(8), route: 'jpeg-to-webp' }
-    if (format === 'jpeg' && (fast || !fitsMozjpeg(rows(8)))) return { ...at(8), route: 'jpeg-to-jpeg' }
+    if (format === 'jpeg' && (fast || !mozjpeg(rows(8)))) return { ...at(8), route: 'jpeg-to-jpeg' }
   }
   if (header.format === 'webp' && sameSize && srgb && header.orientation === 1 && header.frames === 1 && !header.hasAlpha && !header.lossless) {
     if (format === 'webp' && !settings.lossless) return { ...at(8), route: 'webp-to-webp' }
@@ -338,7 +356,8 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
       // MozJPEG, or libjpeg-turbo's behaviour progressive or with optimised tables, keeps every coefficient;
       // baseline with standard tables a band of rows.
       const turbo = rows(first, true)
-      return (!fast && scales.map((scale) => rows(scale)).find(fitsMozjpeg)) || (fits(turbo) ? turbo : { ...turbo, bufferedJpeg: false })
+      const moz = fast ? undefined : scales.map((scale) => mozjpeg(rows(scale))).find((plan) => plan !== undefined)
+      return moz ?? (fits(turbo) ? turbo : { ...turbo, bufferedJpeg: false })
     }
     return scales.map((scale) => rows(scale)).find(fits) ?? rows(last)
   }
@@ -346,17 +365,18 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
   // frames), the DCT or rescaler scale that leaves Lanczos3 a factor of 1.25 or, when that does not fit
   // the budget, smaller ones down to the output size itself; at each, MozJPEG before libjpeg-turbo.
   for (const scale of scales) {
-    if (!fast && (format === 'jpeg' ? fitsMozjpeg : fits)(at(scale))) return at(scale)
+    const plan = format !== 'jpeg' ? (fits(at(scale)) ? at(scale) : undefined) : fast ? undefined : mozjpeg(at(scale))
+    if (plan) return plan
     if (format === 'jpeg' && fits(at(scale, true))) return at(scale, true)
   }
   return at(last, format === 'jpeg')
 }
 
 /**
- * The largest estimate (MiB, first request) at which JPEG output takes MozJPEG's trellis rather than its
- * libjpeg-turbo profile: the trellis keeps an unquantised copy of every coefficient (about 3 MiB per MP more), and
- * the lean memory a conversion grows stays with the isolate. A 12 MP JPEG to JPEG with the trellis fits the budget
- * (96 MiB measured) but left 16 clients at 170 MiB over idle (npm run memory:steady) against 138-148 without it.
+ * The largest estimate (MiB, first request) at which JPEG output at effort 8-9 takes MozJPEG's trellis per scan
+ * rather than its trellis in one pass: the passes keep an unquantised copy of every coefficient (about 3 MiB per MP
+ * more), and the lean memory a conversion grows stays with the isolate. A 12 MP JPEG to JPEG with that copy fits the
+ * budget (96 MiB measured) but left 16 clients at 170 MiB over idle (npm run memory:steady) against 138-148 without it.
  * 80 lets it take up to about 8 MP of output (a 3840x2160 screenshot: 75 MiB measured, 79 estimated).
  */
 export const MOZJPEG_MAX_MIB = 80
@@ -473,7 +493,7 @@ function rowsLeanMiB(plan: ConversionPlan, progressive: number): number {
   const sink =
     avif ? { baseMiB: r.sink.avifBand.baseMiB + avif.baseMiB, perMP: r.sink.avifBand.perMP + avif.perMP }
     : plan.format === 'webp' && plan.lossless ? m.webpLosslessEncode
-    : plan.format === 'jpeg' && !plan.turbo ? r.sink.mozjpeg
+    : plan.format === 'jpeg' && !plan.turbo ? (plan.trellisPasses ? r.sink.mozjpegPasses : r.sink.mozjpeg)
     : plan.format === 'jpeg' && !plan.bufferedJpeg ? r.sink.jpegBaseline
     : plan.format === 'webp' && plan.lowMemoryWebp ? r.sink.webpLowMemory
     : r.sink[plan.format as 'jpeg' | 'webp' | 'png']

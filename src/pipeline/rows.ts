@@ -171,11 +171,11 @@ function encodeRows(
   lean: LeanCodec,
   format: OutputFormat,
   settings: EncodeSettings,
-  { turbo, bufferedJpeg: buffered, lowMemoryWebp: lowMemory }: ConversionPlan,
+  { turbo, trellisPasses, bufferedJpeg: buffered, lowMemoryWebp: lowMemory }: ConversionPlan,
   giveUpAt: number,
   checkAlpha: (transparent: boolean) => void,
 ): Encoded | undefined {
-  if (format === 'jpeg') return lean.rowsToJpeg(leanJpegSettings({ ...settings, turbo }, buffered))
+  if (format === 'jpeg') return lean.rowsToJpeg(leanJpegSettings({ ...settings, turbo, trellisPasses }, buffered))
   if (format === 'png') return lean.rowsToPng(pngSettings(settings.effort), giveUpAt)
   if (format === 'avif') return lean.rowsToAvif(avifSettings(settings, lean.rowsSize().alpha))
   if (format !== 'webp') throw new Error(`no lean sink for ${format}`)

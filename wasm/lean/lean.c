@@ -476,7 +476,9 @@ static unsigned long out_size;
  * `mozjpeg`: 0 for libjpeg-turbo's behaviour (MozJPEG's JCP_FASTEST profile: standard tables, no trellis);
  * 1 for MozJPEG's own (JCP_MAX_COMPRESSION: ImageMagick's tables, trellis quantisation, progressive scans
  * chosen by trial, optimised Huffman tables, deringing), then `progressive` and `optimize` are implied;
- * 2 adds trellis quantisation that looks at the progressive scans (slower, a little smaller).
+ * 2 adds trellis quantisation that looks at the progressive scans (slower, a little smaller);
+ * 3 is 1 with each row quantised by trellis as it is transformed (mozjpeg-one-pass-trellis.patch): no unquantised
+ * copy of the image's coefficients, so half the memory of 1.
  */
 static void start_compress(int width, int height, int components, J_COLOR_SPACE space, int quality, int progressive, int optimize, int mozjpeg) {
   out.err = error_manager();
@@ -491,7 +493,8 @@ static void start_compress(int width, int height, int components, J_COLOR_SPACE 
   jpeg_c_set_int_param(&out, JINT_COMPRESS_PROFILE, mozjpeg ? JCP_MAX_COMPRESSION : JCP_FASTEST);
   jpeg_set_defaults(&out);
   if (mozjpeg) {
-    jpeg_c_set_bool_param(&out, JBOOLEAN_USE_SCANS_IN_TRELLIS, mozjpeg > 1 ? TRUE : FALSE);
+    jpeg_c_set_bool_param(&out, JBOOLEAN_USE_SCANS_IN_TRELLIS, mozjpeg == 2 ? TRUE : FALSE);
+    if (mozjpeg == 3) jpeg_c_set_int_param(&out, JINT_TRELLIS_NUM_LOOPS, 0);
   } else {
     out.optimize_coding = optimize ? TRUE : FALSE;
     if (progressive) jpeg_simple_progression(&out);
