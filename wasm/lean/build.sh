@@ -50,8 +50,8 @@ jpeg="$work/mozjpeg-6c9f0897afa1c2738d7222a0a9ab49e8b536a267"
 # behaviour, effort 0-2 and where MozJPEG does not fit), not allocating it halves the buffer, as in libjpeg-turbo.
 grep -q 'imgedge: no unquantised copy' "$jpeg/jccoefct.c" || patch -s -d "$jpeg" -p1 < "$here/mozjpeg-no-unquantised-copy.patch"
 # And with trellis, that copy is the whole image again (2 bytes a coefficient, 37 MiB at 12 MP 4:2:0): with
-# trellis_num_loops 0, each iMCU row is quantised by trellis as it is transformed, its rates from the standard
-# Huffman tables, keeping one row of unquantised blocks instead (lean.c's `mozjpeg` 3).
+# trellis_num_loops 0, each iMCU row is quantised by trellis as it is transformed, its AC rates from the symbols of
+# the rows before it, keeping one row of unquantised blocks instead (lean.c's `mozjpeg` 3).
 grep -q 'imgedge: trellis in the first pass' "$jpeg/jccoefct.c" || patch -s -d "$jpeg" -p1 < "$here/mozjpeg-one-pass-trellis.patch"
 webp="$work/libwebp-1.5.0"
 png="$work/libpng-1.6.39"
