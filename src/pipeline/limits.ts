@@ -204,7 +204,7 @@ export const MEMORY_MODEL = {
        * MozJPEG's trellis a row at a time (wasm/lean/mozjpeg-one-pass-trellis.patch; scans chosen by trial): the
        * quantised coefficients as libjpeg-turbo keeps them, one row of unquantised blocks and the trial scans' output.
        * Fitted to the matrix's JPEG column (2026-11-26, eighth session): a 2880x1800 screenshot to JPEG 40.5-42.7 MiB,
-       * 3840x2160 51.7-53.2, a 12 MP photo PNG 86.3, a 12 MP JPEG 60.1, a 16 MP one 68.7.
+       * 3840x2160 51.7-53.2, a 12 MP photo PNG 84.4-86.3, a 12 MP JPEG 60.1, a 16 MP one 68.7-74.1.
        */
       mozjpeg: { baseMiB: 4.5, perMP: 3.4 },
       /**
