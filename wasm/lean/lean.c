@@ -494,6 +494,8 @@ static void start_compress(int width, int height, int components, J_COLOR_SPACE 
   jpeg_set_defaults(&out);
   if (mozjpeg) {
     jpeg_c_set_bool_param(&out, JBOOLEAN_USE_SCANS_IN_TRELLIS, mozjpeg == 2 ? TRUE : FALSE);
+    /* The one-pass trellis needs optimised Huffman tables (JCP_MAX_COMPRESSION sets them): without them the
+     * patch's first pass would still only gather statistics, and scan 0 would never be written. */
     if (mozjpeg == 3) jpeg_c_set_int_param(&out, JINT_TRELLIS_NUM_LOOPS, 0);
   } else {
     out.optimize_coding = optimize ? TRUE : FALSE;
