@@ -271,6 +271,7 @@ async function timingPhase(ctx, cases) {
     let last = null
     let settings = null
     let sharpOut = null
+    let sharpMozOut = null
     for (let i = 0; i < runs; i++) {
       const w = await post(server, input, query, { timeoutMs: ctx.timeoutMs, memory: true })
       if (w.status !== 200) {
@@ -297,7 +298,7 @@ async function timingPhase(ctx, cases) {
         r.sharpMoz ??= { ms: [], pairs: [] }
         r.sharpMoz.ms.push(m.ms)
         r.sharpMoz.pairs.push(w.ms / m.ms)
-        r.sharpMoz.out = m.bytes
+        sharpMozOut = m.bytes
       }
     }
     if (!last) {
@@ -333,12 +334,9 @@ async function timingPhase(ctx, cases) {
       r.sharp.ssim = ss.ssim
       r.sharp.ssimY = ss.y
       r.sharp.resizedForScore = ss.resized
-      if (r.sharpMoz) r.sharpMoz.ssim = (await scorer.score(ref, r.sharpMoz.out)).ssim
+      if (r.sharpMoz) r.sharpMoz.ssim = (await scorer.score(ref, sharpMozOut)).ssim
     }
-    if (r.sharpMoz) {
-      r.sharpMoz.bytes = r.sharpMoz.out.byteLength
-      delete r.sharpMoz.out
-    }
+    if (r.sharpMoz) r.sharpMoz.bytes = sharpMozOut.byteLength
     if (reloaded(server)) r.reloaded = true
     log(`  worker ${spread(r.worker.ms)} ms, sharp ${spread(r.sharp.ms)} ms, ratio ${ratio(median(r.pairs))}; ${kib(r.worker.bytes)} vs ${kib(r.sharp.bytes)}${r.worker.ssim ? `; SSIM ${r.worker.ssim.toFixed(4)} vs ${r.sharp.ssim.toFixed(4)}` : ''}`)
     results.push(r)

@@ -164,15 +164,15 @@ export interface LeanJpegSettings {
   optimize: boolean
   /**
    * MozJPEG's own encoder (its JCP_MAX_COMPRESSION profile: trellis quantisation, ImageMagick's tables, progressive
-   * scans chosen by trial, deringing): `trellis` quantises each row by trellis as it is transformed (lean.c's mode 3);
-   * `passes` as MozJPEG itself, in passes over an unquantised copy of every coefficient (3 MiB per MP more; the same
-   * bytes within 1.5 %: docs/benchmarks.md item 31); `multipass` passes that also trellis-quantise per scan. False:
-   * libjpeg-turbo's behaviour.
+   * scans chosen by trial, deringing): `trellis` quantises each row by trellis as it is transformed (lean.c's mode 3:
+   * the bytes of MozJPEG's own passes, lean.c's mode 1, within 1.5 %, without their unquantised copy of every
+   * coefficient, 3 MiB per MP: docs/benchmarks.md item 31); `multipass` trellis-quantises per scan, in passes over that
+   * copy. False: libjpeg-turbo's behaviour.
    */
-  mozjpeg: false | 'trellis' | 'passes' | 'multipass'
+  mozjpeg: false | 'trellis' | 'multipass'
 }
 
-const MOZJPEG_MODE = { false: 0, passes: 1, multipass: 2, trellis: 3 } as const
+const MOZJPEG_MODE = { false: 0, multipass: 2, trellis: 3 } as const
 const jpegArgs = ({ quality, progressive, optimize, mozjpeg }: LeanJpegSettings): [number, number, number, number] =>
   [quality, progressive ? 1 : 0, optimize ? 1 : 0, MOZJPEG_MODE[`${mozjpeg}`]]
 

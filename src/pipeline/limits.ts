@@ -365,9 +365,13 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
   // frames), the DCT or rescaler scale that leaves Lanczos3 a factor of 1.25 or, when that does not fit
   // the budget, smaller ones down to the output size itself; at each, MozJPEG before libjpeg-turbo.
   for (const scale of scales) {
-    const plan = format !== 'jpeg' ? (fits(at(scale)) ? at(scale) : undefined) : fast ? undefined : mozjpeg(at(scale))
-    if (plan) return plan
-    if (format === 'jpeg' && fits(at(scale, true))) return at(scale, true)
+    if (format !== 'jpeg') {
+      if (fits(at(scale))) return at(scale)
+      continue
+    }
+    const moz = fast ? undefined : mozjpeg(at(scale))
+    if (moz) return moz
+    if (fits(at(scale, true))) return at(scale, true)
   }
   return at(last, format === 'jpeg')
 }
