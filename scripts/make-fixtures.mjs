@@ -22,6 +22,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
 // Node has no ImageData: the worker's polyfill (plain TypeScript, run by Node 24's type stripping).
 import '../wasm/imagedata.ts';
 
@@ -393,6 +394,40 @@ write('photo.jpg', await jpegEnc.default(photo, { quality: 85, ...JPEG_BASELINE 
   licence: LIC.dune,
   check: 'jpeg',
 });
+
+// Inputs for the SIMD kernels' bit-exactness (test/integration/jpeg-simd.test.ts): 4:2:2 at an odd size, whose
+// chroma is upsampled across only and every kernel's last columns take its scalar path, and flat colours at 4:2:0,
+// whose blocks mostly have no AC coefficient. jSquash's MozJPEG writes 4:2:0 or 4:4:4 only, so libjpeg-turbo's cjpeg
+// (Debian's libjpeg-turbo-progs) writes these, from PPM.
+function cjpeg(image, args) {
+  const { width, height, data } = image;
+  const rgb = Buffer.alloc(width * height * 3);
+  for (let i = 0; i < width * height; i++) rgb.set(data.subarray(4 * i, 4 * i + 3), 3 * i);
+  const ppm = Buffer.concat([Buffer.from(`P6\n${width} ${height}\n255\n`), rgb]);
+  return new Uint8Array(execFileSync('cjpeg', args, { input: ppm }));
+}
+{
+  const crop = new ImageData(239, 149);
+  for (let y = 0; y < 149; y++) crop.data.set(photo.data.subarray(4 * y * 480, 4 * (y * 480 + 239)), 4 * y * 239);
+  write('photo-422.jpg', cjpeg(crop, ['-sample', '2x1', '-quality', '90']), {
+    what: '239x149 photo, baseline JPEG, YCbCr 4:2:2 (chroma halved across only), 8-bit, no metadata',
+    source: duneSrc,
+    how: `${photoHow}; the top-left 239x149; cjpeg (libjpeg-turbo 2.1.5) -sample 2x1 -quality 90`,
+    licence: LIC.dune,
+    check: 'jpeg',
+  });
+  const flat = new ImageData(203, 101);
+  const bands = [[250, 250, 250], [30, 90, 200], [220, 40, 40], [20, 160, 60], [255, 200, 0], [0, 0, 0]];
+  for (let y = 0; y < 101; y++)
+    for (let x = 0; x < 203; x++) flat.data.set([...(y < 60 ? bands[Math.floor(x / 40)] : [x, 255 - x, (x + y) & 255]), 255], 4 * (y * 203 + x));
+  write('flat-420.jpg', cjpeg(flat, ['-sample', '2x2', '-quality', '75']), {
+    what: '203x101 bands of flat colour over a gradient, baseline JPEG, YCbCr 4:2:0: most blocks have no AC coefficient',
+    source: 'made by this script',
+    how: 'six flat bands 40 px wide above a gradient; cjpeg (libjpeg-turbo 2.1.5) -sample 2x2 -quality 75',
+    licence: LIC.project,
+    check: 'jpeg',
+  });
+}
 
 write('progressive.jpg', await jpegEnc.default(photo, { quality: 85, progressive: true }), {
   what: 'same 480x300 pixels as photo.jpg, progressive JPEG (SOF2), 8-bit, no metadata',

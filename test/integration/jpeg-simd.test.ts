@@ -1,5 +1,5 @@
 /**
- * The lean codec's MozJPEG runs its colour conversions, IDCT and quantisation as WebAssembly SIMD (wasm/lean/jsimd_wasm.c),
+ * The lean codec's MozJPEG runs its colour conversions, IDCT, quantisation and fancy upsampling as WebAssembly SIMD (wasm/lean/jsimd_wasm.c),
  * bit-exact with MozJPEG's C code. The digests below are of what the C build (jsimd_none.c throughout) wrote for these
  * requests; `scripts/lib/lean-compare.mjs verify` checks many more images against such a build. A new MozJPEG or a change
  * to the JPEG settings changes them too: take them again from a C build then.
@@ -21,6 +21,10 @@ const C_BUILD: Array<[string, string, string]> = [
   ['large.jpg', 'format=jpeg&effort=2&quality=70', '117629ba8658ee9f8fc1f2ae94a9e55e7652521452faf9fb0f69038fbb2fa182'],
   ['large.jpg', 'format=png&effort=0', '6cd80b18e6d35e6848d6fb2c518e2828430545d76c8dc4a6751a0cfbeb320ff9'],
   ['photo.jpg', 'format=png&effort=0&width=200', '61c3ac53049f146ac118f05dfcfbc98e8e7e73526fc39fe11ffb45ba86ff15ca'],
+  // 4:2:2 at an odd size (fancy upsampling across, each kernel's scalar tail); flat 4:2:0 (blocks with no AC coefficient)
+  ['photo-422.jpg', 'format=png&effort=0', '71c4c1341b700053d8f46c4d99d8c7bc01b89fed7a7d57d630a04f7de67f7c5d'],
+  ['photo-422.jpg', 'format=jpeg&effort=2&quality=80', '7e8416f305bacd44e70513197d0bf58f0e6e97ae8790e1646b66850b15712681'],
+  ['flat-420.jpg', 'format=png&effort=0', 'b6a406b14d58b9dfbfa1a1c04df93106f44ea108204ed598c0b785f362a043a2'],
 ]
 
 describe("JPEG through WebAssembly SIMD: MozJPEG's C code's bytes", () => {

@@ -118,9 +118,9 @@ mkdir -p "$objects"
 jobs=()
 for name in $jpeg_sources; do
   case "$name" in
-    # MozJPEG's SIMD seam: our WebAssembly SIMD128 colour conversions, IDCT and quantisation (jsimd_wasm.c) in place of jsimd_none.c's
+    # MozJPEG's SIMD seam: our WebAssembly SIMD128 colour conversions, IDCT, quantisation and fancy upsampling (jsimd_wasm.c) in place of jsimd_none.c's
     # (renamed aside here), whose other entries (every jsimd_can_* answering 0) stay.
-    jsimd_none) jobs+=("$jpeg/$name.c|-I$jpeg -Djsimd_can_ycc_rgb=none_can_ycc_rgb -Djsimd_ycc_rgb_convert=none_ycc_rgb_convert -Djsimd_can_rgb_ycc=none_can_rgb_ycc -Djsimd_rgb_ycc_convert=none_rgb_ycc_convert -Djsimd_can_idct_islow=none_can_idct_islow -Djsimd_idct_islow=none_idct_islow -Djsimd_can_quantize=none_can_quantize -Djsimd_quantize=none_quantize") ;;
+    jsimd_none) jobs+=("$jpeg/$name.c|-I$jpeg -Djsimd_can_ycc_rgb=none_can_ycc_rgb -Djsimd_ycc_rgb_convert=none_ycc_rgb_convert -Djsimd_can_rgb_ycc=none_can_rgb_ycc -Djsimd_rgb_ycc_convert=none_rgb_ycc_convert -Djsimd_can_idct_islow=none_can_idct_islow -Djsimd_idct_islow=none_idct_islow -Djsimd_can_quantize=none_can_quantize -Djsimd_quantize=none_quantize -Djsimd_can_h2v2_fancy_upsample=none_can_h2v2_fancy_upsample -Djsimd_h2v2_fancy_upsample=none_h2v2_fancy_upsample -Djsimd_can_h2v1_fancy_upsample=none_can_h2v1_fancy_upsample -Djsimd_h2v1_fancy_upsample=none_h2v1_fancy_upsample") ;;
     *) jobs+=("$jpeg/$name.c|-I$jpeg") ;;
   esac
 done

@@ -1,17 +1,19 @@
 /*
  * WebAssembly SIMD128 kernels for MozJPEG's SIMD seam (jsimd.h, jsimddct.h): the colour conversions, YCbCr -> RGB when
- * decoding and RGB -> YCbCr when encoding, 16 pixels at a time, and the accurate integer IDCT (jidctint.c's
- * jpeg_idct_islow), four columns or rows of a block at a time, and quantisation (jcdctmgr.c's quantize), four
- * coefficients at a time. Every other jsimd_* entry stays jsimd_none.c's (build.sh compiles it with these names moved
- * aside), so MozJPEG runs its C code there.
+ * decoding (in 16-bit lanes) and RGB -> YCbCr when encoding, 16 pixels at a time; the accurate integer IDCT
+ * (jidctint.c's jpeg_idct_islow), four columns or rows of a block at a time, a block without AC coefficients as one
+ * value; quantisation (jcdctmgr.c's quantize), four coefficients at a time; and fancy upsampling of 4:2:0 and 4:2:2
+ * chroma (jdsample.c's h2v2_ and h2v1_fancy_upsample), eight columns at a time. Every other jsimd_* entry stays
+ * jsimd_none.c's (build.sh compiles it with these names moved aside), so MozJPEG runs its C code there.
  *
  * Why: a 12 MP JPEG decoded to RGBA spent 32 % of its time in the C colour conversion (table lookups per pixel) and
  * 22 % in the IDCT, and a libjpeg-turbo-profile encode 22 % in quantisation and 10 % in RGB -> YCbCr
- * (docs/benchmarks.md item 30). The arithmetic here is the C code's own, term for term: the same fixed-point
- * constants, rounding terms and arithmetic shifts; for the colour conversions, saturation to 0-255 where the C code
- * indexes its range-limit table (whose inputs there stay within -256..511, where that table clamps). So the output is
- * the C build's byte for byte (scripts/lib/lean-compare.mjs verify; test/integration/jpeg-simd.test.ts against the C
- * build's digests, and jpeg-routes.test.ts against jSquash's C-only decoder).
+ * (docs/benchmarks.md items 30 and 32). The arithmetic here is the C code's own, term for term: the same fixed-point
+ * constants, rounding terms and arithmetic shifts (or, where 16-bit lanes cannot hold a term, an identity checked over
+ * every input it can get); for the colour conversions, saturation to 0-255 where the C code indexes its range-limit
+ * table (whose inputs there stay within -256..511, where that table clamps). So the output is the C build's byte for
+ * byte (scripts/lib/lean-compare.mjs verify; test/integration/jpeg-simd.test.ts against the C build's digests, and
+ * jpeg-routes.test.ts against jSquash's C-only decoder).
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -54,22 +56,6 @@ static inline void ycc_rgb_pixel(int y, int cb, int cr, JSAMPLE *out, int r, int
   out[b] = (JSAMPLE)clamp255(y + ((CB_B * cb + ONE_HALF) >> SCALEBITS));
 }
 
-/* (c x + k) >> 16 on 8 centred 16-bit samples. */
-static inline v128_t term(v128_t x, int32_t c, int32_t k) {
-  const v128_t vc = wasm_i32x4_splat(c), vk = wasm_i32x4_splat(k);
-  const v128_t a = wasm_i32x4_add(wasm_i32x4_mul(wasm_i32x4_extend_low_i16x8(x), vc), vk);
-  const v128_t b = wasm_i32x4_add(wasm_i32x4_mul(wasm_i32x4_extend_high_i16x8(x), vc), vk);
-  return wasm_i16x8_narrow_i32x4(wasm_i32x4_shr(a, SCALEBITS), wasm_i32x4_shr(b, SCALEBITS));
-}
-
-/* (c1 x1 + c2 x2 + k) >> 16 on 8 centred 16-bit samples of each. */
-static inline v128_t term2(v128_t x1, int32_t c1, v128_t x2, int32_t c2, int32_t k) {
-  const v128_t v1 = wasm_i32x4_splat(c1), v2 = wasm_i32x4_splat(c2), vk = wasm_i32x4_splat(k);
-  const v128_t a = wasm_i32x4_add(wasm_i32x4_add(wasm_i32x4_mul(wasm_i32x4_extend_low_i16x8(x1), v1), wasm_i32x4_mul(wasm_i32x4_extend_low_i16x8(x2), v2)), vk);
-  const v128_t b = wasm_i32x4_add(wasm_i32x4_add(wasm_i32x4_mul(wasm_i32x4_extend_high_i16x8(x1), v1), wasm_i32x4_mul(wasm_i32x4_extend_high_i16x8(x2), v2)), vk);
-  return wasm_i16x8_narrow_i32x4(wasm_i32x4_shr(a, SCALEBITS), wasm_i32x4_shr(b, SCALEBITS));
-}
-
 /* (c1 x1 + c2 x2 + c3 x3 + k) >> 16 on 8 unsigned 16-bit samples of each (results 0-255). */
 static inline v128_t term3(v128_t x1, int32_t c1, v128_t x2, int32_t c2, v128_t x3, int32_t c3, int32_t k) {
   const v128_t v1 = wasm_i32x4_splat(c1), v2 = wasm_i32x4_splat(c2), v3 = wasm_i32x4_splat(c3), vk = wasm_i32x4_splat(k);
@@ -104,6 +90,24 @@ static inline void store_rgb(JSAMPLE *out, v128_t r, v128_t g, v128_t b, int pix
   wasm_v128_store(out + 32, wasm_i8x16_shuffle(t2, b, 26, 1, 2, 27, 4, 5, 28, 7, 8, 29, 10, 11, 30, 13, 14, 31));
 }
 
+/*
+ * YCbCr -> RGB in 16-bit lanes, eight pixels an instruction. The C code's terms, (c x + 2^15) >> 16 for centred x in
+ * -128..127, split into whole multiples of x and a fraction that fits 16 bits: for R and B the fraction as a rounded
+ * Q15 product (x + round(x 13173 / 2^15) and 2x + round(x -7471 / 2^15) equal the C terms for every x: checked over
+ * all 256 values when these constants were chosen), for G the sum of two products before its one rounding, so a
+ * pairwise 16 x 16 -> 32-bit dot product: (-22554 cb + 18734 cr + 2^15) >> 16, then - cr, since the C code's
+ * -46802 cr is (18734 - 65536) cr and 65536 cr shifts out whole.
+ */
+#define Q15_CR_R 13173
+#define Q15_CB_B (-7471)
+static inline v128_t green(v128_t xb, v128_t xr) {
+  const v128_t k = wasm_i16x8_make(-22554, 18734, -22554, 18734, -22554, 18734, -22554, 18734);
+  const v128_t half = wasm_i32x4_splat(ONE_HALF);
+  const v128_t lo = wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_i16x8_shuffle(xb, xr, 0, 8, 1, 9, 2, 10, 3, 11), k), half);
+  const v128_t hi = wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_i16x8_shuffle(xb, xr, 4, 12, 5, 13, 6, 14, 7, 15), k), half);
+  return wasm_i16x8_narrow_i32x4(wasm_i32x4_shr(lo, SCALEBITS), wasm_i32x4_shr(hi, SCALEBITS));
+}
+
 GLOBAL(int) jsimd_can_ycc_rgb(void) { return 1; }
 
 GLOBAL(void) jsimd_ycc_rgb_convert(j_decompress_ptr cinfo, JSAMPIMAGE input_buf, JDIMENSION input_row, JSAMPARRAY output_buf,
@@ -114,6 +118,7 @@ GLOBAL(void) jsimd_ycc_rgb_convert(j_decompress_ptr cinfo, JSAMPIMAGE input_buf,
   const int vector = r == 0 && g == 1 && b == 2;
   const JDIMENSION width = cinfo->output_width;
   const v128_t centre = wasm_i16x8_splat(CENTERJSAMPLE);
+  const v128_t cr_r = wasm_i16x8_splat(Q15_CR_R), cb_b = wasm_i16x8_splat(Q15_CB_B);
   while (--num_rows >= 0) {
     const JSAMPLE *y = input_buf[0][input_row], *cb = input_buf[1][input_row], *cr = input_buf[2][input_row];
     input_row++;
@@ -127,9 +132,9 @@ GLOBAL(void) jsimd_ycc_rgb_convert(j_decompress_ptr cinfo, JSAMPIMAGE input_buf,
           const v128_t yy = half ? wasm_u16x8_extend_high_u8x16(vy) : wasm_u16x8_extend_low_u8x16(vy);
           const v128_t xb = wasm_i16x8_sub(half ? wasm_u16x8_extend_high_u8x16(vcb) : wasm_u16x8_extend_low_u8x16(vcb), centre);
           const v128_t xr = wasm_i16x8_sub(half ? wasm_u16x8_extend_high_u8x16(vcr) : wasm_u16x8_extend_low_u8x16(vcr), centre);
-          rgb[0][half] = wasm_i16x8_add(yy, term(xr, CR_R, ONE_HALF));
-          rgb[1][half] = wasm_i16x8_add(yy, term2(xb, CB_G, xr, CR_G, ONE_HALF));
-          rgb[2][half] = wasm_i16x8_add(yy, term(xb, CB_B, ONE_HALF));
+          rgb[0][half] = wasm_i16x8_add(wasm_i16x8_add(yy, xr), wasm_i16x8_q15mulr_sat(xr, cr_r));
+          rgb[1][half] = wasm_i16x8_sub(wasm_i16x8_add(yy, green(xb, xr)), xr);
+          rgb[2][half] = wasm_i16x8_add(wasm_i16x8_add(yy, wasm_i16x8_add(xb, xb)), wasm_i16x8_q15mulr_sat(xb, cb_b));
         }
         store_rgb(out, wasm_u8x16_narrow_i16x8(rgb[0][0], rgb[0][1]), wasm_u8x16_narrow_i16x8(rgb[1][0], rgb[1][1]),
                   wasm_u8x16_narrow_i16x8(rgb[2][0], rgb[2][1]), size);
@@ -286,6 +291,17 @@ GLOBAL(void) jsimd_idct_islow(j_decompress_ptr cinfo, jpeg_component_info *compp
                               JDIMENSION output_col) {
   (void)cinfo;
   const ISLOW_MULT_TYPE *quant = (const ISLOW_MULT_TYPE *)compptr->dct_table;
+  /* A block with no AC coefficient (common in chroma and in flat areas) takes both passes' shortcuts in every column
+     and row: one value, range_limit(DESCALE(DC << PASS1_BITS, PASS1_BITS + 3)), for all 64 samples. */
+  v128_t ac = wasm_v128_and(wasm_v128_load(coef_block), wasm_i16x8_make(0, -1, -1, -1, -1, -1, -1, -1));
+  for (int r = 1; r < 8; r++) ac = wasm_v128_or(ac, wasm_v128_load(coef_block + 8 * r));
+  if (!wasm_v128_any_true(ac)) {
+    const int32_t dc = (int32_t)((uint32_t)((int32_t)coef_block[0] * quant[0]) << PASS1_BITS);
+    const v128_t v = range_limit(wasm_i32x4_splat((int32_t)((uint32_t)dc + (1u << (PASS1_BITS + 2))) >> (PASS1_BITS + 3)));
+    const v128_t row8 = wasm_i8x16_splat((int8_t)wasm_i32x4_extract_lane(v, 0));
+    for (int r = 0; r < 8; r++) wasm_v128_store64_lane(output_buf[r] + output_col, row8, 0);
+    return;
+  }
   /* ws[row][half]: the workspace, row r of the block, columns 0-3 (half 0) and 4-7 (half 1). */
   v128_t ws[8][2];
   /* Pass 1: columns, four at a time; lane j of in[r] is row r of column 4 half + j. */
@@ -370,5 +386,80 @@ GLOBAL(void) jsimd_quantize(JCOEFPTR coef_block, DCTELEM *divisors, DCTELEM *wor
       q[h] = wasm_i32x4_sub(wasm_v128_xor(v, sign), sign);
     }
     wasm_v128_store(coef_block + k, wasm_i16x8_narrow_i32x4(q[0], q[1]));
+  }
+}
+
+/*
+ * Fancy (triangle) upsampling of 2:1 horizontal, and 2:1 horizontal and vertical, chroma (jdsample.c's
+ * h2v1_fancy_upsample and h2v2_fancy_upsample): eight input columns, sixteen output samples, a step, in 16-bit lanes
+ * where the C code's sums (at most 16 x 255 + 8) fit. The first and last columns and those left over at each row's
+ * end take the C code's scalar path, so every input read stays within the row's downsampled width.
+ */
+static inline void store_pairs(JSAMPLE *out, v128_t even, v128_t odd) {
+  wasm_v128_store(out, wasm_v128_or(even, wasm_i16x8_shl(odd, 8)));
+}
+
+/* One output row from its nearest input row and the next nearest (above or below). */
+static void h2v2_fancy_row(const JSAMPLE *in0, const JSAMPLE *in1, JSAMPLE *out, JDIMENSION width) {
+#define COLSUM(i) (in0[i] * 3 + in1[i])
+  int last = COLSUM(0), this = last, next = COLSUM(1);
+  out[0] = (JSAMPLE)((this * 4 + 8) >> 4);
+  out[1] = (JSAMPLE)((this * 3 + next + 7) >> 4);
+  JDIMENSION col = 1;
+  const v128_t three = wasm_i16x8_splat(3), eight = wasm_i16x8_splat(8), seven = wasm_i16x8_splat(7);
+  for (; col + 9 <= width; col += 8) {
+    const v128_t p = wasm_i16x8_add(wasm_i16x8_mul(wasm_u16x8_load8x8(in0 + col - 1), three), wasm_u16x8_load8x8(in1 + col - 1));
+    const v128_t c = wasm_i16x8_add(wasm_i16x8_mul(wasm_u16x8_load8x8(in0 + col), three), wasm_u16x8_load8x8(in1 + col));
+    const v128_t n = wasm_i16x8_add(wasm_i16x8_mul(wasm_u16x8_load8x8(in0 + col + 1), three), wasm_u16x8_load8x8(in1 + col + 1));
+    const v128_t c3 = wasm_i16x8_mul(c, three);
+    store_pairs(out + 2 * col, wasm_u16x8_shr(wasm_i16x8_add(wasm_i16x8_add(c3, p), eight), 4),
+                wasm_u16x8_shr(wasm_i16x8_add(wasm_i16x8_add(c3, n), seven), 4));
+  }
+  for (; col + 1 < width; col++) {
+    last = COLSUM(col - 1), this = COLSUM(col), next = COLSUM(col + 1);
+    out[2 * col] = (JSAMPLE)((this * 3 + last + 8) >> 4);
+    out[2 * col + 1] = (JSAMPLE)((this * 3 + next + 7) >> 4);
+  }
+  last = COLSUM(col - 1), this = COLSUM(col);
+  out[2 * col] = (JSAMPLE)((this * 3 + last + 8) >> 4);
+  out[2 * col + 1] = (JSAMPLE)((this * 4 + 7) >> 4);
+#undef COLSUM
+}
+
+GLOBAL(int) jsimd_can_h2v2_fancy_upsample(void) { return 1; }
+
+GLOBAL(void) jsimd_h2v2_fancy_upsample(j_decompress_ptr cinfo, jpeg_component_info *compptr, JSAMPARRAY input_data,
+                                       JSAMPARRAY *output_data_ptr) {
+  JSAMPARRAY output_data = *output_data_ptr;
+  for (int inrow = 0, outrow = 0; outrow < cinfo->max_v_samp_factor; inrow++) {
+    h2v2_fancy_row(input_data[inrow], input_data[inrow - 1], output_data[outrow++], compptr->downsampled_width);
+    h2v2_fancy_row(input_data[inrow], input_data[inrow + 1], output_data[outrow++], compptr->downsampled_width);
+  }
+}
+
+GLOBAL(int) jsimd_can_h2v1_fancy_upsample(void) { return 1; }
+
+GLOBAL(void) jsimd_h2v1_fancy_upsample(j_decompress_ptr cinfo, jpeg_component_info *compptr, JSAMPARRAY input_data,
+                                       JSAMPARRAY *output_data_ptr) {
+  JSAMPARRAY output_data = *output_data_ptr;
+  const JDIMENSION width = compptr->downsampled_width;
+  const v128_t three = wasm_i16x8_splat(3), one = wasm_i16x8_splat(1), two = wasm_i16x8_splat(2);
+  for (int row = 0; row < cinfo->max_v_samp_factor; row++) {
+    const JSAMPLE *in = input_data[row];
+    JSAMPLE *out = output_data[row];
+    out[0] = in[0];
+    out[1] = (JSAMPLE)((in[0] * 3 + in[1] + 2) >> 2);
+    JDIMENSION col = 1;
+    for (; col + 9 <= width; col += 8) {
+      const v128_t c3 = wasm_i16x8_mul(wasm_u16x8_load8x8(in + col), three);
+      store_pairs(out + 2 * col, wasm_u16x8_shr(wasm_i16x8_add(wasm_i16x8_add(c3, wasm_u16x8_load8x8(in + col - 1)), one), 2),
+                  wasm_u16x8_shr(wasm_i16x8_add(wasm_i16x8_add(c3, wasm_u16x8_load8x8(in + col + 1)), two), 2));
+    }
+    for (; col + 1 < width; col++) {
+      out[2 * col] = (JSAMPLE)((in[col] * 3 + in[col - 1] + 1) >> 2);
+      out[2 * col + 1] = (JSAMPLE)((in[col] * 3 + in[col + 1] + 2) >> 2);
+    }
+    out[2 * col] = (JSAMPLE)((in[col] * 3 + in[col - 1] + 1) >> 2);
+    out[2 * col + 1] = in[col];
   }
 }
