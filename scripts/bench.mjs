@@ -34,6 +34,8 @@
 //   --smart            only the smarter-compression phase (quality=auto against the default quality at 1 and 12 MP,
 //                      palette PNG against sharp's, max_bytes; part of every full and quick run), merged into the
 //                      last run's .cache/bench-results.json
+//   --palette          only the smarter-compression phase's palette PNG rows, merged into the last run's results in
+//                      place of its palette rows (the quality=auto and max_bytes rows stay)
 //   --animation        only the animation phase (animated GIFs and WebPs to animated WebP against sharp: bytes, PSNR
 //                      of every frame, delays and loop count, time per frame; part of every full and quick run), merged
 //                      into the last run's .cache/bench-results.json
@@ -75,7 +77,7 @@ const ISOLATE_MIB = 128
 // Command line
 
 function parseArgs(argv) {
-  const args = { quick: false, runs: null, only: null, allPhases: false, merge: false, docs: true, reportOnly: false, explore: false, delivery: false, smart: false, animation: false, corpus: path.resolve(ROOT, '..', 'shared', 'corpus', 'photos'), timeout: 300 }
+  const args = { quick: false, runs: null, only: null, allPhases: false, merge: false, docs: true, reportOnly: false, explore: false, delivery: false, smart: false, palette: false, animation: false, corpus: path.resolve(ROOT, '..', 'shared', 'corpus', 'photos'), timeout: 300 }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     const [name, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined]
@@ -91,6 +93,7 @@ function parseArgs(argv) {
       case '--explore': args.explore = true; break
       case '--delivery': args.delivery = true; break
       case '--smart': args.smart = true; break
+      case '--palette': args.smart = true; args.palette = true; break
       case '--animation': args.animation = true; break
       case '--corpus': args.corpus = path.resolve(value()); break
       case '--timeout': args.timeout = Number(value()); break
@@ -993,8 +996,10 @@ function mergePhase(phase, result, args) {
     return
   }
   const data = JSON.parse(fs.readFileSync(RESULTS, 'utf8'))
-  data[phase] = result
-  data.meta.reruns = [...(data.meta.reruns ?? []), { date: new Date().toISOString(), command: `npm run bench -- --${phase}`, cases: [phase] }]
+  // (--palette: the palette rows replace the last run's, its quality=auto and max_bytes rows stay)
+  data[phase] = args.palette ? { ...data[phase], palette: result.palette } : result
+  const command = args.palette ? 'npm run bench -- --palette' : `npm run bench -- --${phase}`
+  data.meta.reruns = [...(data.meta.reruns ?? []), { date: new Date().toISOString(), command, cases: [args.palette ? 'palette' : phase] }]
   fs.writeFileSync(RESULTS, JSON.stringify(data, null, 1))
   if (args.docs) return writeDocs(data)
 }
@@ -1029,7 +1034,7 @@ async function main() {
         const server = await startServer(tree)
         try {
           const options = { root: ROOT, server, post, sharp: loadSharp(ROOT), corpusDir, timeoutMs: args.timeout * 1000, log, quick: args.quick }
-          result = args.smart ? await smartPhase({ ...options, inputs }) : await animationPhase({ ...options, runs: args.runs })
+          result = args.smart ? await smartPhase({ ...options, inputs, paletteOnly: args.palette }) : await animationPhase({ ...options, runs: args.runs })
           if (reloaded(server)) log('WARNING: the dev server reloaded during the run')
         } finally {
           await server.stop()

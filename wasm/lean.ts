@@ -66,6 +66,7 @@ interface LeanExports {
   px_to_webp(lossless: number): number
   px_pixels(ptr: number, width: number, height: number, alpha: number): void
   px_png_analyse(): void
+  px_png_analyse_palette(): void
   px_quant_sample(): void
   px_quant_build(maxColours: number, target: number): number
   px_quant_quality(): number
@@ -660,19 +661,21 @@ export class LeanCodec {
 
   /**
    * The PNG sink's passes before rowsToPng, over a pipeline that `build` makes afresh (it is built once already): for
-   * `palette`, the palette from a first read (buildPalette), then the layout analysed (analysePngRows), the rows mapped
-   * to the palette each time. Leaves the pipeline built for rowsToPng; returns the palette made.
+   * `palette`, the palette from a first read (buildPalette) and the layout from the palette, the rows mapped to it;
+   * otherwise the layout from a first read (analysePngRows). Leaves the pipeline built for rowsToPng; returns the
+   * palette made.
    */
   preparePng(build: () => void, palette?: PaletteSettings): PaletteResult | undefined {
-    let made: PaletteResult | undefined
-    if (palette) {
-      made = this.buildPalette(palette.colours, palette.quality)
+    if (!palette) {
+      this.analysePngRows()
       build()
-      this.remapRows()
+      return undefined
     }
-    this.analysePngRows()
+    const made = this.buildPalette(palette.colours, palette.quality)
+    // The mapped rows hold the palette's colours only: the layout comes from the palette, without a second read.
+    this.exports.px_png_analyse_palette()
     build()
-    if (palette) this.remapRows()
+    this.remapRows()
     return made
   }
 

@@ -69,7 +69,7 @@ export async function convertRows(
   const decode = await clock.lap()
   const { width, height } = lean.rowsSize()
   // PNG's sink reads the rows twice: what they hold (a palette? grey? alpha?), then the file in that layout; a lossy
-  // PNG reads them once more before, for its palette, and maps them to it each time after.
+  // PNG reads them for its palette first, takes the layout from the palette, and maps them to it as they are written.
   let palette: PaletteResult | undefined
   if (format === 'png') run(() => (palette = lean.preparePng(build, settings.palette)))
   if (format === 'avif') run(() => lean.setAvifMetadata(metadata))
@@ -176,7 +176,7 @@ function encodeRows(
   checkAlpha: (transparent: boolean) => void,
 ): Encoded | undefined {
   if (format === 'jpeg') return lean.rowsToJpeg(leanJpegSettings({ ...settings, turbo, trellisPasses }, buffered))
-  if (format === 'png') return lean.rowsToPng(pngSettings(settings.effort), giveUpAt)
+  if (format === 'png') return lean.rowsToPng(pngSettings(settings.effort, settings.palette !== undefined), giveUpAt)
   if (format === 'avif') return lean.rowsToAvif(avifSettings(settings, lean.rowsSize().alpha))
   if (format !== 'webp') throw new Error(`no lean sink for ${format}`)
   const { width, height } = lean.rowsSize()

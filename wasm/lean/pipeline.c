@@ -270,6 +270,8 @@ EXPORT(px_to_jpeg) size_t px_to_jpeg(int quality, int progressive, int optimize,
 EXPORT(px_to_webp) int px_to_webp(int lossless) { return webp_sink(take(), lossless); }
 /** PNG in two passes over the same rows: px_png_analyse reads them, then JS builds the pipeline again for px_to_png. */
 EXPORT(px_png_analyse) void px_png_analyse(void) { png_analyse(take()); }
+/** For rows that will be mapped to quant.c's palette: what png_analyse would find, from the palette (the rows are not read). */
+EXPORT(px_png_analyse_palette) void px_png_analyse_palette(void) { png_analyse_palette(); }
 /** Lossy PNG (quant.c): px_quant_sample reads the rows for a sample, px_quant_build makes the palette, px_remap maps the rows of a pipeline built again to it. */
 EXPORT(px_quant_sample) void px_quant_sample(void) { quant_sample(take()); }
 EXPORT(px_remap) void px_remap(void) { pipe = rows_remap(built()); }

@@ -49,6 +49,8 @@ void quant_sample(Rows *in);                                                  /*
 size_t jpeg_sink(Rows *in, int quality, int progressive, int optimize, int mozjpeg); /* lean.c */
 int webp_sink(Rows *in, int lossless);                                       /* lean.c: fills the encoder's picture; returns 1 if transparent */
 void png_analyse(Rows *in);                                                   /* sink_png.c: the first of two passes */
+void png_analyse_palette(void);                                               /* sink_png.c: the same from quant.c's palette, no row read */
+int quant_palette(int *width, int *height, const uint8_t (**rgba)[4], const uint32_t **counts); /* quant.c: the palette quant_build made, as written */
 size_t png_sink(Rows *in, int level, int strategies);                         /* sink_png.c: the second */
 size_t avif_sink(Rows *in, int quality, int speed, int flags);               /* sink_avif.c: flags as ae_start's */
 void anim_sink(Rows *in, int timestamp_ms);                                  /* anim_webp.c: one frame of an animated WebP */

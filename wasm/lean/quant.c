@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wasm_simd128.h>
 
 #include "lean.h"
 #include "pipeline.h"
@@ -25,10 +26,14 @@
 /* The sample, premultiplied RGBA; fully transparent pixels are counted apart. */
 static uint8_t (*sample)[4];
 static int sampled, any_transparent;
+/* The size of the rows sampled: what the rows mapped to the palette will have. */
+static int sampled_width, sampled_height;
 /* The palette, premultiplied (for matching) and as written (straight RGBA). */
 static float pal[256][4];
 static uint8_t pal_out[256][4];
 static int pal_size, transparent_index = -1;
+/* How many of the sample's pixels each entry took in k-means' last round (the transparent entry: 1). */
+static uint32_t pal_count[256];
 static int reached;
 
 static void premultiply(const uint8_t *p, uint8_t *out) {
@@ -46,6 +51,8 @@ void quant_sample(Rows *in) {
   free(sample);
   sample = lean_alloc(SAMPLES * sizeof *sample);
   sampled = any_transparent = 0;
+  sampled_width = in->width;
+  sampled_height = in->height;
   uint64_t index = 0, next = 0;
   for (int y = 0; y < in->height; y++) {
     const uint8_t *row = in->next(in);
@@ -89,9 +96,24 @@ static double box_error(const Box *b) {
   return e;
 }
 
-static int sort_channel;
-static int by_channel(const void *a, const void *b) {
-  return (int)sample[*(const int *)a][sort_channel] - (int)sample[*(const int *)b][sort_channel];
+/* Sample indices ordered by one channel: a counting sort (stable), `spare` as long as `n`. */
+static void sort_by_channel(int *order, int n, int channel, int *spare) {
+  int start[257] = {0};
+  for (int i = 0; i < n; i++) start[sample[order[i]][channel] + 1]++;
+  for (int v = 0; v < 256; v++) start[v + 1] += start[v];
+  for (int i = 0; i < n; i++) spare[start[sample[order[i]][channel]]++] = order[i];
+  memcpy(order, spare, (size_t)n * sizeof *order);
+}
+
+/* Packed colours in increasing order: a radix sort a byte at a time, `spare` as long as `n`. */
+static void sort_values(uint32_t *v, int n, uint32_t *spare) {
+  for (int shift = 0; shift < 32; shift += 8) {
+    int start[257] = {0};
+    for (int i = 0; i < n; i++) start[(v[i] >> shift & 255) + 1]++;
+    for (int b = 0; b < 256; b++) start[b + 1] += start[b];
+    for (int i = 0; i < n; i++) spare[start[v[i] >> shift & 255]++] = v[i];
+    memcpy(v, spare, (size_t)n * sizeof *v);
+  }
 }
 
 static int quality_of(double sse, double count) {
@@ -101,6 +123,43 @@ static int quality_of(double sse, double count) {
   const double psnr = 10 * log10(255.0 * 255.0 / mse);
   const double q = (psnr - 20) * 10 / 3;
   return q < 0 ? 0 : q > 100 ? 100 : (int)q;
+}
+
+/* The palette by channel, four entries a vector (padded with entries that are never nearest), for nearest_of. */
+static v128_t entry_channel[64][4];
+
+static void entries_by_channel(void) {
+  for (int c = 0; c < 256; c++)
+    for (int k = 0; k < 4; k++) ((float *)&entry_channel[c >> 2][k])[c & 3] = c < pal_size ? pal[c][k] : 1e18f;
+}
+
+/*
+ * The entry nearest to v (squared distance over premultiplied R, G, B, A), skipping `skip`: four entries at a time,
+ * each distance summed in the same order as one at a time would, and of equal distances the lowest entry kept, so the
+ * answer is the scalar search's. Its distance in *distance.
+ */
+static int nearest_of(const float v[4], int skip, float *distance) {
+  const v128_t v0 = wasm_f32x4_splat(v[0]), v1 = wasm_f32x4_splat(v[1]), v2 = wasm_f32x4_splat(v[2]), v3 = wasm_f32x4_splat(v[3]);
+  v128_t best_d = wasm_f32x4_splat(1e30f), best_i = wasm_i32x4_splat(0), index = wasm_i32x4_make(0, 1, 2, 3);
+  const v128_t four = wasm_i32x4_splat(4), skipped = wasm_i32x4_splat(skip);
+  for (int g = 0; g < (pal_size + 3) >> 2; g++, index = wasm_i32x4_add(index, four)) {
+    const v128_t *e = entry_channel[g];
+    const v128_t d0 = wasm_f32x4_sub(v0, e[0]), d1 = wasm_f32x4_sub(v1, e[1]), d2 = wasm_f32x4_sub(v2, e[2]), d3 = wasm_f32x4_sub(v3, e[3]);
+    v128_t d = wasm_f32x4_add(wasm_f32x4_add(wasm_f32x4_add(wasm_f32x4_mul(d0, d0), wasm_f32x4_mul(d1, d1)), wasm_f32x4_mul(d2, d2)),
+                              wasm_f32x4_mul(d3, d3));
+    const v128_t closer = wasm_v128_andnot(wasm_f32x4_lt(d, best_d), wasm_i32x4_eq(index, skipped));
+    best_d = wasm_v128_bitselect(d, best_d, closer);
+    best_i = wasm_v128_bitselect(index, best_i, closer);
+  }
+  float bd[4];
+  int bi[4];
+  wasm_v128_store(bd, best_d);
+  wasm_v128_store(bi, best_i);
+  int best = 0;
+  for (int j = 1; j < 4; j++)
+    if (bd[j] < bd[best] || (bd[j] == bd[best] && bi[j] < bi[best])) best = j;
+  *distance = bd[best];
+  return bi[best];
 }
 
 /*
@@ -114,6 +173,7 @@ EXPORT(px_quant_build) int quant_build(int max_colours, int target) {
   const int room = any_transparent ? max_colours - 1 : max_colours;
   int *order = lean_alloc((size_t)(sampled ? sampled : 1) * sizeof *order);
   for (int i = 0; i < sampled; i++) order[i] = i;
+  int *spare = lean_alloc((size_t)(sampled ? sampled : 1) * sizeof *spare);
   Box boxes[256];
   int count = 0;
   if (sampled && room > 0) {
@@ -138,8 +198,7 @@ EXPORT(px_quant_build) int quant_build(int max_colours, int target) {
         const double variance = b->sq[k] - b->sum[k] * b->sum[k] / n;
         if (variance > widest) widest = variance, channel = k;
       }
-      sort_channel = channel;
-      qsort(order + b->from, (size_t)(b->to - b->from), sizeof *order, by_channel);
+      sort_by_channel(order + b->from, b->to - b->from, channel, spare);
       const int middle = b->from + (b->to - b->from) / 2;
       Box right = {middle, b->to, {0}, {0}};
       b->to = middle;
@@ -156,36 +215,50 @@ EXPORT(px_quant_build) int quant_build(int max_colours, int target) {
     for (int k = 0; k < 4; k++) pal[pal_size][k] = (float)(boxes[i].sum[k] / n);
     pal_size++;
   }
-  /* k-means on the sample: each entry moves to the mean of the samples nearest it. */
+  /* k-means on the sample: each entry moves to the mean of the samples nearest it. Over the sample's distinct colours,
+     each weighted by how often it occurs (a screenshot's 65536 samples hold a few thousand): the same sums, counts and
+     error, exactly, as over every sample, since they are sums of integers in doubles. */
+  uint32_t *colour = (uint32_t *)order;
+  for (int i = 0; i < sampled; i++) memcpy(&colour[i], sample[i], 4);
+  uint32_t *weight = (uint32_t *)spare;
+  sort_values(colour, sampled, weight);
+  int distinct = 0;
+  for (int i = 0; i < sampled; i++) {
+    if (distinct && colour[distinct - 1] == colour[i]) {
+      weight[distinct - 1]++;
+    } else {
+      colour[distinct] = colour[i];
+      weight[distinct++] = 1;
+    }
+  }
   double sse = 0;
-  int *nearest = order; /* reused: the assignment of each sample */
   for (int round = 0; round <= KMEANS_ROUNDS && pal_size; round++) {
     double sums[256][4] = {{0}};
-    int members[256] = {0};
+    double members[256] = {0};
     sse = 0;
-    for (int i = 0; i < sampled; i++) {
-      int best = 0;
-      float best_d = 1e30f;
-      for (int c = 0; c < pal_size; c++) {
-        float d = 0;
-        for (int k = 0; k < 4; k++) {
-          const float diff = (float)sample[i][k] - pal[c][k];
-          d += diff * diff;
-        }
-        if (d < best_d) best_d = d, best = c;
-      }
-      nearest[i] = best;
-      sse += best_d;
-      members[best]++;
-      for (int k = 0; k < 4; k++) sums[best][k] += sample[i][k];
+    entries_by_channel();
+    for (int i = 0; i < distinct; i++) {
+      uint8_t v[4];
+      memcpy(v, &colour[i], 4);
+      const float fv[4] = {v[0], v[1], v[2], v[3]};
+      float best_d;
+      const int best = nearest_of(fv, -1, &best_d);
+      const double w = weight[i];
+      sse += best_d * w;
+      members[best] += w;
+      for (int k = 0; k < 4; k++) sums[best][k] += v[k] * w;
     }
-    if (round == KMEANS_ROUNDS) break;
+    if (round == KMEANS_ROUNDS) {
+      for (int c = 0; c < pal_size; c++) pal_count[c] = (uint32_t)members[c];
+      break;
+    }
     for (int c = 0; c < pal_size; c++)
       if (members[c])
         for (int k = 0; k < 4; k++) pal[c][k] = (float)(sums[c][k] / members[c]);
   }
   reached = quality_of(sse, sampled);
   free(order);
+  free(spare);
   for (int c = 0; c < pal_size; c++) {
     const float a = pal[c][3] < 1 ? 1 : pal[c][3];
     for (int k = 0; k < 3; k++) {
@@ -200,6 +273,7 @@ EXPORT(px_quant_build) int quant_build(int max_colours, int target) {
   }
   if (any_transparent) {
     transparent_index = pal_size;
+    pal_count[pal_size] = 1;
     memset(pal_out[pal_size], 0, 4);
     memset(pal[pal_size], 0, sizeof pal[pal_size]);
     pal_size++;
@@ -211,6 +285,14 @@ EXPORT(px_quant_build) int quant_build(int max_colours, int target) {
 
 EXPORT(px_quant_quality) int quant_quality(void) { return reached; }
 
+int quant_palette(int *width, int *height, const uint8_t (**rgba)[4], const uint32_t **counts) {
+  *width = sampled_width;
+  *height = sampled_height;
+  *rgba = (const uint8_t (*)[4])pal_out;
+  *counts = pal_count;
+  return pal_size;
+}
+
 /* ---------------------------------------------------------------- mapping rows */
 
 typedef struct {
@@ -220,21 +302,6 @@ typedef struct {
   float *error, *next_error; /* (width + 2) x 4: this row's carried error and the next row's */
   uint16_t *cache;            /* nearest entry by 6 bits of R, G, B and 2 of alpha; 0xFFFF: not known yet */
 } Remap;
-
-static int nearest_entry(const float *v) {
-  int best = 0;
-  float best_d = 1e30f;
-  for (int c = 0; c < pal_size; c++) {
-    if (c == transparent_index) continue;
-    float d = 0;
-    for (int k = 0; k < 4; k++) {
-      const float diff = v[k] - pal[c][k];
-      d += diff * diff;
-    }
-    if (d < best_d) best_d = d, best = c;
-  }
-  return best;
-}
 
 static const uint8_t *remap_next(Rows *self) {
   Remap *r = (Remap *)self;
@@ -250,26 +317,31 @@ static const uint8_t *remap_next(Rows *self) {
     }
     uint8_t pm[4];
     premultiply(p, pm);
-    float v[4];
-    for (int k = 0; k < 4; k++) {
-      const float t = pm[k] + r->error[(x + 1) * 4 + k];
-      v[k] = t < 0 ? 0 : t > 255 ? 255 : t;
-    }
+    /* The four channels as one vector: the same arithmetic, in the same order, as channel by channel. */
+    const v128_t t = wasm_f32x4_add(wasm_f32x4_convert_i32x4(wasm_u32x4_extend_low_u16x8(wasm_u16x8_extend_low_u8x16(wasm_v128_load32_zero(pm)))), wasm_v128_load(r->error + (x + 1) * 4));
+    v128_t v = wasm_f32x4_pmin(wasm_f32x4_pmax(t, wasm_f32x4_splat(0)), wasm_f32x4_splat(255));
     /* Premultiplied, no colour exceeds its alpha. */
-    for (int k = 0; k < 3; k++) if (v[k] > v[3]) v[k] = v[3];
-    const int key = ((int)v[0] >> 2) << 14 | ((int)v[1] >> 2) << 8 | ((int)v[2] >> 2) << 2 | ((int)v[3] >> 6);
+    v = wasm_f32x4_pmin(v, wasm_i32x4_shuffle(v, v, 3, 3, 3, 3));
+    const v128_t iv = wasm_i32x4_trunc_sat_f32x4(v);
+    const int key = (wasm_i32x4_extract_lane(iv, 0) >> 2) << 14 | (wasm_i32x4_extract_lane(iv, 1) >> 2) << 8 |
+                    (wasm_i32x4_extract_lane(iv, 2) >> 2) << 2 | (wasm_i32x4_extract_lane(iv, 3) >> 6);
     int c = r->cache[key];
-    if (c == 0xFFFF) c = r->cache[key] = (uint16_t)nearest_entry(v);
-    memcpy(out, pal_out[c], 4);
-    for (int k = 0; k < 4; k++) {
-      const float raw = v[k] - pal[c][k];
-      /* Errors under DEAD_ZONE are not carried: flat areas map to one colour instead of a pattern of two. */
-      const float e = fabsf(raw) < DEAD_ZONE ? 0 : raw * DITHER;
-      r->error[(x + 2) * 4 + k] += e * 7 / 16;
-      r->next_error[x * 4 + k] += e * 3 / 16;
-      r->next_error[(x + 1) * 4 + k] += e * 5 / 16;
-      r->next_error[(x + 2) * 4 + k] += e * 1 / 16;
+    if (c == 0xFFFF) {
+      float fv[4], d;
+      wasm_v128_store(fv, v);
+      c = r->cache[key] = (uint16_t)nearest_of(fv, transparent_index, &d);
     }
+    memcpy(out, pal_out[c], 4);
+    const v128_t raw = wasm_f32x4_sub(v, wasm_v128_load(pal[c]));
+    /* Errors under DEAD_ZONE are not carried: flat areas map to one colour instead of a pattern of two. */
+    const v128_t e = wasm_v128_andnot(wasm_f32x4_mul(raw, wasm_f32x4_splat(DITHER)), wasm_f32x4_lt(wasm_f32x4_abs(raw), wasm_f32x4_splat(DEAD_ZONE)));
+    float *here = r->error + (x + 2) * 4, *below = r->next_error + x * 4;
+#define SPREAD(at, weight) wasm_v128_store(at, wasm_f32x4_add(wasm_v128_load(at), wasm_f32x4_div(wasm_f32x4_mul(e, wasm_f32x4_splat(weight)), wasm_f32x4_splat(16))))
+    SPREAD(here, 7);
+    SPREAD(below, 3);
+    SPREAD(below + 4, 5);
+    SPREAD(below + 8, 1);
+#undef SPREAD
   }
   float *t = r->error;
   r->error = r->next_error;
@@ -290,6 +362,7 @@ static void remap_close(Rows *self) {
 /* The rows mapped to the palette quant_build made, dithered: at most pal_size distinct colours come out. */
 Rows *rows_remap(Rows *in) {
   if (!pal_size) fail("no palette built");
+  entries_by_channel();
   Remap *r = (Remap *)rows_stage(sizeof(Remap), in->width, in->height, remap_next, remap_close);
   r->in = in;
   r->rows.alpha = transparent_index >= 0 || in->alpha;

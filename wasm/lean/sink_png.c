@@ -111,6 +111,27 @@ void png_analyse(Rows *in) {
   seen.ready = 1;
 }
 
+/*
+ * The first pass for rows that a lossy palette will map (quant.c): they hold no colour but the palette's, so what
+ * png_analyse would find comes from the palette, its entries ordered by how many of the sample's pixels each took,
+ * without reading the rows (a decode and a dithered mapping fewer). An entry the mapping never uses still gets its
+ * PLTE slot.
+ */
+void png_analyse_palette(void) {
+  memset(&seen, 0, sizeof seen);
+  const uint8_t (*rgba)[4];
+  const uint32_t *counts;
+  const int size = quant_palette(&seen.width, &seen.height, &rgba, &counts);
+  for (int c = 0; c < size; c++) {
+    const uint8_t *p = rgba[c];
+    if (p[3] != 255) seen.transparent = 1;
+    if (p[0] != p[1] || p[1] != p[2]) seen.colour = 1;
+    else seen.grey_levels[p[0] >> 3] |= (uint8_t)(1u << (p[0] & 7));
+    count(pack(p), counts[c] ? counts[c] : 1);
+  }
+  seen.ready = 1;
+}
+
 /* ---------------------------------------------------------------- the layout */
 
 typedef struct {
