@@ -29,14 +29,7 @@ export const PNG_SETTINGS: readonly LeanPngSettings[] = [
   { level: 12, strategies: 127 },
 ]
 
-/**
- * The sink's settings for an effort; for a lossy palette without filter trials, which never chose anything but no
- * filter on palette indices (screenshots, graphics and photos at qualities 40-100: the same bytes, 15-30 % of the time).
- */
-export const pngSettings = (effort: number, palette = false): LeanPngSettings => {
-  const settings = PNG_SETTINGS[effort] ?? PNG_SETTINGS[4]!
-  return palette ? { ...settings, strategies: 0 } : settings
-}
+export const pngSettings = (effort: number): LeanPngSettings => PNG_SETTINGS[effort] ?? PNG_SETTINGS[4]!
 
 /**
  * The highest effort allowed for a PNG output of a given size, so one encode stays under half of cpu_ms:
@@ -81,7 +74,7 @@ export const png: Codec = {
     return capped(cap, header, () => leanFailure('libpng', () => leanCodec(cap).decodePng(bytes, header.width, header.height)))
   },
   async encode(image, { effort, palette }) {
-    const { parts, palette: made } = leanCodec(encoderMemoryCap()).encodePng(image, pngSettings(effort, palette !== undefined), palette)
+    const { parts, palette: made } = leanCodec(encoderMemoryCap()).encodePng(image, pngSettings(effort), palette)
     return { bytes: joinParts(parts), palette: made }
   },
 }

@@ -176,7 +176,7 @@ function encodeRows(
   checkAlpha: (transparent: boolean) => void,
 ): Encoded | undefined {
   if (format === 'jpeg') return lean.rowsToJpeg(leanJpegSettings({ ...settings, turbo, trellisPasses }, buffered))
-  if (format === 'png') return lean.rowsToPng(pngSettings(settings.effort, settings.palette !== undefined), giveUpAt)
+  if (format === 'png') return lean.rowsToPng(pngSettings(settings.effort), giveUpAt)
   if (format === 'avif') return lean.rowsToAvif(avifSettings(settings, lean.rowsSize().alpha))
   if (format !== 'webp') throw new Error(`no lean sink for ${format}`)
   const { width, height } = lean.rowsSize()
