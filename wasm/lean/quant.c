@@ -1,11 +1,14 @@
 /*
  * Palette quantisation for lossy PNG (our own; pngquant's libimagequant is GPL-3): a sample of the rows, at most
  * SAMPLES pixels taken at an even stride, is split by median cut into boxes, and the fewest boxes whose error reaches
- * the target quality become the palette, refined by a few rounds of k-means on the sample. The rows are then mapped
- * to it one at a time with Floyd-Steinberg error diffusion, softened (DITHER of the error is carried, none under DEAD_ZONE) so flat areas
- * stay flat. Colours are compared premultiplied by alpha; fully transparent pixels share one entry.
+ * the target quality become the palette, refined by a few rounds of k-means on the sample's distinct colours. The rows
+ * are then mapped to it one at a time with Floyd-Steinberg error diffusion, softened (DITHER of the error is carried,
+ * none under DEAD_ZONE) so flat areas stay flat. Colours are compared premultiplied by alpha; fully transparent pixels
+ * share one entry. The nearest entry is searched four entries at a time and a pixel's four channels are dithered as one
+ * vector (WebAssembly SIMD128), each in the scalar code's order of operations.
  *
- * Memory does not follow the image: the sample (256 KiB), a nearest-colour cache (2 MiB) and two rows of errors.
+ * Memory does not follow the image: the sample (256 KiB) and two arrays as long (the sort's), a nearest-colour cache
+ * (2 MiB) and two rows of errors.
  *
  * quality = (PSNR of the sample against the palette - 20) x 10 / 3, clamped to 0-100: 50 dB and over is 100,
  * 44 dB 80, 38 dB 60, 32 dB 40.
