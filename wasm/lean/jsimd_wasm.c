@@ -399,19 +399,22 @@ static inline void store_pairs(JSAMPLE *out, v128_t even, v128_t odd) {
   wasm_v128_store(out, wasm_v128_or(even, wasm_i16x8_shl(odd, 8)));
 }
 
+/* Eight columns' sums 3 in0 + in1 from column `col`, as 16-bit lanes. */
+static inline v128_t colsums(const JSAMPLE *in0, const JSAMPLE *in1, JDIMENSION col) {
+  return wasm_i16x8_add(wasm_i16x8_mul(wasm_u16x8_load8x8(in0 + col), wasm_i16x8_splat(3)), wasm_u16x8_load8x8(in1 + col));
+}
+
 /* One output row from its nearest input row and the next nearest (above or below). */
 static void h2v2_fancy_row(const JSAMPLE *in0, const JSAMPLE *in1, JSAMPLE *out, JDIMENSION width) {
 #define COLSUM(i) (in0[i] * 3 + in1[i])
-  int last = COLSUM(0), this = last, next = COLSUM(1);
+  int last, this = COLSUM(0), next = COLSUM(1);
   out[0] = (JSAMPLE)((this * 4 + 8) >> 4);
   out[1] = (JSAMPLE)((this * 3 + next + 7) >> 4);
   JDIMENSION col = 1;
   const v128_t three = wasm_i16x8_splat(3), eight = wasm_i16x8_splat(8), seven = wasm_i16x8_splat(7);
   for (; col + 9 <= width; col += 8) {
-    const v128_t p = wasm_i16x8_add(wasm_i16x8_mul(wasm_u16x8_load8x8(in0 + col - 1), three), wasm_u16x8_load8x8(in1 + col - 1));
-    const v128_t c = wasm_i16x8_add(wasm_i16x8_mul(wasm_u16x8_load8x8(in0 + col), three), wasm_u16x8_load8x8(in1 + col));
-    const v128_t n = wasm_i16x8_add(wasm_i16x8_mul(wasm_u16x8_load8x8(in0 + col + 1), three), wasm_u16x8_load8x8(in1 + col + 1));
-    const v128_t c3 = wasm_i16x8_mul(c, three);
+    const v128_t p = colsums(in0, in1, col - 1), n = colsums(in0, in1, col + 1);
+    const v128_t c3 = wasm_i16x8_mul(colsums(in0, in1, col), three);
     store_pairs(out + 2 * col, wasm_u16x8_shr(wasm_i16x8_add(wasm_i16x8_add(c3, p), eight), 4),
                 wasm_u16x8_shr(wasm_i16x8_add(wasm_i16x8_add(c3, n), seven), 4));
   }

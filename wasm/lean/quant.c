@@ -81,7 +81,7 @@ typedef struct {
   double sum[4], sq[4];
 } Box;
 
-static void box_stats(Box *b, const int *order) {
+static void box_stats(Box *b, const uint32_t *order) {
   memset(b->sum, 0, sizeof b->sum);
   memset(b->sq, 0, sizeof b->sq);
   for (int i = b->from; i < b->to; i++)
@@ -99,24 +99,19 @@ static double box_error(const Box *b) {
   return e;
 }
 
-/* Sample indices ordered by one channel: a counting sort (stable), `spare` as long as `n`. */
-static void sort_by_channel(int *order, int n, int channel, int *spare) {
+/*
+ * One stable counting-sort pass over `n` items by one byte of a key: with `bytes`, the item is an index and its key
+ * byte bytes[item][byte]; without, the item is its own key and the byte is its byte-th from the lowest. `spare` as
+ * long as `n`. One pass orders median cut's sample indices by a channel; four, low byte first, sort packed colours.
+ */
+static void counting_pass(uint32_t *items, int n, const uint8_t (*bytes)[4], int byte, uint32_t *spare) {
+#define KEY(i) (bytes ? bytes[items[i]][byte] : items[i] >> 8 * byte & 255)
   int start[257] = {0};
-  for (int i = 0; i < n; i++) start[sample[order[i]][channel] + 1]++;
+  for (int i = 0; i < n; i++) start[KEY(i) + 1]++;
   for (int v = 0; v < 256; v++) start[v + 1] += start[v];
-  for (int i = 0; i < n; i++) spare[start[sample[order[i]][channel]]++] = order[i];
-  memcpy(order, spare, (size_t)n * sizeof *order);
-}
-
-/* Packed colours in increasing order: a radix sort a byte at a time, `spare` as long as `n`. */
-static void sort_values(uint32_t *v, int n, uint32_t *spare) {
-  for (int shift = 0; shift < 32; shift += 8) {
-    int start[257] = {0};
-    for (int i = 0; i < n; i++) start[(v[i] >> shift & 255) + 1]++;
-    for (int b = 0; b < 256; b++) start[b + 1] += start[b];
-    for (int i = 0; i < n; i++) spare[start[v[i] >> shift & 255]++] = v[i];
-    memcpy(v, spare, (size_t)n * sizeof *v);
-  }
+  for (int i = 0; i < n; i++) spare[start[KEY(i)]++] = items[i];
+  memcpy(items, spare, (size_t)n * sizeof *items);
+#undef KEY
 }
 
 static int quality_of(double sse, double count) {
@@ -174,9 +169,9 @@ EXPORT(px_quant_build) int quant_build(int max_colours, int target) {
   if (!sample) fail("no palette sample");
   transparent_index = -1;
   const int room = any_transparent ? max_colours - 1 : max_colours;
-  int *order = lean_alloc((size_t)(sampled ? sampled : 1) * sizeof *order);
-  for (int i = 0; i < sampled; i++) order[i] = i;
-  int *spare = lean_alloc((size_t)(sampled ? sampled : 1) * sizeof *spare);
+  uint32_t *order = lean_alloc((size_t)(sampled ? sampled : 1) * sizeof *order);
+  for (int i = 0; i < sampled; i++) order[i] = (uint32_t)i;
+  uint32_t *spare = lean_alloc((size_t)(sampled ? sampled : 1) * sizeof *spare);
   Box boxes[256];
   int count = 0;
   if (sampled && room > 0) {
@@ -201,7 +196,7 @@ EXPORT(px_quant_build) int quant_build(int max_colours, int target) {
         const double variance = b->sq[k] - b->sum[k] * b->sum[k] / n;
         if (variance > widest) widest = variance, channel = k;
       }
-      sort_by_channel(order + b->from, b->to - b->from, channel, spare);
+      counting_pass(order + b->from, b->to - b->from, (const uint8_t (*)[4])sample, channel, spare);
       const int middle = b->from + (b->to - b->from) / 2;
       Box right = {middle, b->to, {0}, {0}};
       b->to = middle;
@@ -221,10 +216,9 @@ EXPORT(px_quant_build) int quant_build(int max_colours, int target) {
   /* k-means on the sample: each entry moves to the mean of the samples nearest it. Over the sample's distinct colours,
      each weighted by how often it occurs (a screenshot's 65536 samples hold a few thousand): the same sums, counts and
      error, exactly, as over every sample, since they are sums of integers in doubles. */
-  uint32_t *colour = (uint32_t *)order;
+  uint32_t *colour = order, *weight = spare;
   for (int i = 0; i < sampled; i++) memcpy(&colour[i], sample[i], 4);
-  uint32_t *weight = (uint32_t *)spare;
-  sort_values(colour, sampled, weight);
+  for (int byte = 0; byte < 4; byte++) counting_pass(colour, sampled, NULL, byte, weight);
   int distinct = 0;
   for (int i = 0; i < sampled; i++) {
     if (distinct && colour[distinct - 1] == colour[i]) {

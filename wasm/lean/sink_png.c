@@ -76,6 +76,16 @@ static inline int count(uint32_t rgba, uint32_t n) {
   return 1;
 }
 
+/* Whether a pixel has alpha below 255, and whether it is grey (which grey value, then) or not. */
+static inline void note_alpha_and_grey(const uint8_t *p) {
+  if (p[3] != 255) seen.transparent = 1;
+  if (p[0] != p[1] || p[1] != p[2]) {
+    seen.colour = 1;
+  } else {
+    seen.grey_levels[p[0] >> 3] |= (uint8_t)(1u << (p[0] & 7));
+  }
+}
+
 /*
  * First pass: read rows until every question is answered (or the last row), then close them. The source's
  * own flags answer some at once: a source without alpha is opaque, a grey one is grey.
@@ -90,12 +100,7 @@ void png_analyse(Rows *in) {
     uint32_t run = pack(row), n = 0;
     for (int x = 0; x < in->width; x++, row += 4) {
       const uint32_t rgba = pack(row);
-      if (row[3] != 255) seen.transparent = 1;
-      if (row[0] != row[1] || row[1] != row[2]) {
-        seen.colour = 1;
-      } else {
-        seen.grey_levels[row[0] >> 3] |= (uint8_t)(1u << (row[0] & 7));
-      }
+      note_alpha_and_grey(row);
       if (!counting) continue;
       /* Runs of one colour (flat areas of a screenshot) are counted once. */
       if (rgba == run) {
@@ -125,11 +130,8 @@ void png_analyse_palette(void) {
   const int size = quant_palette(&seen.width, &seen.height, &rgba, &counts);
   seen.lossy_palette = 1;
   for (int c = 0; c < size; c++) {
-    const uint8_t *p = rgba[c];
-    if (p[3] != 255) seen.transparent = 1;
-    if (p[0] != p[1] || p[1] != p[2]) seen.colour = 1;
-    else seen.grey_levels[p[0] >> 3] |= (uint8_t)(1u << (p[0] & 7));
-    count(pack(p), counts[c] ? counts[c] : 1);
+    note_alpha_and_grey(rgba[c]);
+    count(pack(rgba[c]), counts[c] ? counts[c] : 1);
   }
   seen.ready = 1;
 }
