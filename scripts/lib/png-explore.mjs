@@ -67,7 +67,7 @@ for (const file of files) {
   for (const [level, strategies] of settings) {
     const lean = new LeanCodec(module, new MemoryCap(2 ** 31))
     // The sink writes its file in parts (never whole in the instance): joined here to decode and count it.
-    const { out: parts, ms } = await time(() => lean.encodePng(new ImageData(new Uint8ClampedArray(data), width, height), { level, strategies }))
+    const { out: { parts }, ms } = await time(() => lean.encodePng(new ImageData(new Uint8ClampedArray(data), width, height), { level, strategies }))
     const out = Buffer.concat(parts)
     const ok = await same(out, data)
     console.log(`  lean ${level}:${strategies} ${out.length} B ${(out.length / best.out.length).toFixed(3)}x ${ms.toFixed(0)} ms ${(ms / mp).toFixed(0)} ms/MP${ok ? '' : ' PIXELS DIFFER'}`)

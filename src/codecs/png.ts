@@ -13,13 +13,14 @@ const TRIALS = none | minsum | entropy
  * parsing) and the filter strategies tried (0: the layout's usual one: none for a palette, libpng's choice per
  * row otherwise). Measured against sharp's best (compressionLevel 9, with or without adaptive filtering,
  * whichever is smaller) on held-out screenshots, wallpapers and photos (scripts/lib/png-explore.mjs,
- * docs/benchmarks.md item 22): effort 2 0.50-1.11x, effort 3 0.50-1.02x, effort 4 (the default; three of the images)
- * 0.87-0.94x, level 12 0.46-0.93x; oxipng level 2, which this replaces, 0.45-0.93x.
+ * docs/benchmarks.md items 22 and 33): effort 2 0.50-1.11x (level 7 since item 33: 1.08x on a noisy RGBA wallpaper
+ * at 16 MP, where level 6 gave 1.10x), effort 3 0.50-1.05x, effort 4 (the default) 0.75-0.96x, level 12 0.46-0.93x;
+ * oxipng level 2, which this replaces, 0.45-0.93x.
  */
 export const PNG_SETTINGS: readonly LeanPngSettings[] = [
   { level: 1, strategies: 0 },
   { level: 5, strategies: 0 },
-  { level: 6, strategies: TRIALS },
+  { level: 7, strategies: TRIALS },
   { level: 9, strategies: TRIALS },
   { level: 10, strategies: TRIALS },
   { level: 11, strategies: TRIALS },
@@ -35,7 +36,10 @@ export const pngSettings = (effort: number): LeanPngSettings => PNG_SETTINGS[eff
  * The highest effort allowed for a PNG output of a given size, so one encode stays under half of cpu_ms:
  * CPU seconds per MP of each effort, the slowest of seven held-out images (scripts/lib/png-explore.mjs:
  * 0.05, 0.08, 0.28, 0.80, 1.37, 1.72, 2.8, 2.9 s), times 2.2 (the margin the AVIF and oxipng caps were
- * given for images slower than the measured ones). test/unit/effort-caps.test.ts checks every tier.
+ * given for images slower than the measured ones). Six more held-out images, up to 16 MP (item 33), were slower at
+ * effort 2-4: 0.40, 1.15 and 1.59 s per MP, so at these caps their slowest encode takes 6.7, 9.8 and 7.8 s, within
+ * half of cpu_ms with a margin of 1.5-2.2 rather than 2.2; the caps are kept. test/unit/effort-caps.test.ts checks
+ * every tier.
  */
 export const PNG_EFFORT_CAPS: EffortCaps = [
   { maxPixels: 2_300_000, maxEffort: 9 },

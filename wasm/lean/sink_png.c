@@ -11,7 +11,7 @@
  * blocks our patch leaves non-final and ends with an empty stored block (libdeflate-sync-flush.patch), so the
  * chunks' streams concatenate into the one zlib stream PNG wants, each chunk one IDAT, written out to JS as
  * it is made. A chunk loses only the matches it could have found in the 32 KiB before it. Where more than
- * one filter strategy is asked for, each is tried on the chunk with a fast level and the smallest is kept,
+ * one filter strategy is asked for, each is tried on the chunk with libdeflate's fastest level and the smallest is kept,
  * as oxipng does for the whole image.
  *
  * Why (docs/memory.md): oxipng, the whole-image optimiser this replaces, held the RGBA image several times
@@ -37,8 +37,10 @@ __attribute__((import_module("env"), import_name("write_output"))) void js_write
 #define SLOTS 512
 /* Strategies (bits of png_sink's `strategies`): the five PNG filters on every row, or a choice per row. */
 enum { FILTER_NONE, FILTER_SUB, FILTER_UP, FILTER_AVERAGE, FILTER_PAETH, CHOOSE_MINSUM, CHOOSE_ENTROPY, STRATEGIES };
-/* libdeflate's level for the trials between strategies. */
-#define TRIAL_LEVEL 4
+/* libdeflate's level for the trials between strategies: its fastest. Against level 4 (before) on six held-out images,
+   final levels 3-10: another strategy on some chunks of two images, the final bytes within 0.1 %, 20-70 ms per MP
+   less (native), which effort 2 spends on level 7 instead of 6 (docs/benchmarks.md item 33). */
+#define TRIAL_LEVEL 1
 
 /* What png_analyse saw, for png_sink. */
 static struct {
