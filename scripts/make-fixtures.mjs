@@ -427,6 +427,30 @@ function cjpeg(image, args) {
     licence: LIC.project,
     check: 'jpeg',
   });
+  // Coefficients past the 16-bit IDCT's range (wasm/lean/jsimd_wasm.c falls back to 32 bits for such blocks): a
+  // one-pixel checkerboard, hashed noise and a gradient at quality 100, then the quantisation tables' upper half
+  // (zigzag positions 36-63) raised from 1 to 100, so that the checkerboard's and the noise's high frequencies
+  // dequantise to values over 16 bits, as only a hostile file's can, while the gradient's blocks stay within them.
+  const extreme = new ImageData(96, 64);
+  for (let y = 0; y < 64; y++)
+    for (let x = 0; x < 96; x++) {
+      const hash = (((x * 73856093) ^ (y * 19349663)) >>> 0) % 251;
+      const rgb = x < 32 ? [(x + y) & 1 ? 255 : 0, (x + y) & 1 ? 0 : 255, y & 1 ? 255 : 0] : x < 64 ? [hash, (hash * 7) & 255, (hash * 13) & 255] : [x * 2, y * 3, 255 - x - y];
+      extreme.data.set([...rgb, 255], 4 * (y * 96 + x));
+    }
+  const raised = cjpeg(extreme, ['-sample', '1x1', '-quality', '100']);
+  for (let i = 2; i + 3 < raised.length && raised[i] === 0xff && raised[i + 1] !== 0xda; i += 2 + ((raised[i + 2] << 8) | raised[i + 3])) {
+    if (raised[i + 1] !== 0xdb) continue;
+    const end = i + 2 + ((raised[i + 2] << 8) | raised[i + 3]);
+    for (let t = i + 4; t < end; t += 65) raised.fill(100, t + 1 + 36, t + 65);
+  }
+  write('extreme-444.jpg', raised, {
+    what: '96x64 one-pixel checkerboard, hashed noise and a gradient, baseline JPEG, YCbCr 4:4:4, its high frequencies dequantised past 16 bits',
+    source: 'made by this script',
+    how: 'a checkerboard of saturated colours, hashed noise and a gradient side by side; cjpeg (libjpeg-turbo 2.1.5) -sample 1x1 -quality 100; both quantisation tables\' zigzag entries 36-63 then set to 100',
+    licence: LIC.project,
+    check: 'jpeg',
+  });
 }
 
 write('progressive.jpg', await jpegEnc.default(photo, { quality: 85, progressive: true }), {

@@ -1,9 +1,10 @@
 /*
  * WebAssembly SIMD128 kernels for MozJPEG's SIMD seam (jsimd.h, jsimddct.h): the colour conversions, YCbCr -> RGB when
  * decoding (in 16-bit lanes) and RGB -> YCbCr when encoding, 16 pixels at a time; the accurate integer IDCT
- * (jidctint.c's jpeg_idct_islow), four columns or rows of a block at a time, a block without AC coefficients as one
- * value; quantisation (jcdctmgr.c's quantize), four coefficients at a time; and fancy upsampling of 4:2:0 and 4:2:2
- * chroma (jdsample.c's h2v2_ and h2v1_fancy_upsample), eight columns at a time. Every other jsimd_* entry stays
+ * (jidctint.c's jpeg_idct_islow), eight columns or rows of a block at a time in 16-bit lanes (four in 32-bit ones for a
+ * block whose values do not fit 16 bits), a block without AC coefficients as one value; quantisation (jcdctmgr.c's
+ * quantize), four coefficients at a time; and fancy upsampling of 4:2:0 and 4:2:2 chroma (jdsample.c's h2v2_ and
+ * h2v1_fancy_upsample), eight columns at a time. Every other jsimd_* entry stays
  * jsimd_none.c's (build.sh compiles it with these names moved aside), so MozJPEG runs its C code there.
  *
  * Why: a 12 MP JPEG decoded to RGBA spent 32 % of its time in the C colour conversion (table lookups per pixel) and
@@ -219,6 +220,22 @@ GLOBAL(void) jsimd_rgb_ycc_convert(j_compress_ptr cinfo, JSAMPARRAY input_buf, J
 
 static inline v128_t mulc(v128_t x, int32_t c) { return wasm_i32x4_mul(x, wasm_i32x4_splat(c)); }
 
+/* A 1-D pass's last step: its even part (tmp10-13) plus and minus its odd part (odd0-3), descaled by n. */
+static inline void idct_outputs(v128_t tmp10, v128_t tmp11, v128_t tmp12, v128_t tmp13, v128_t odd0, v128_t odd1, v128_t odd2, v128_t odd3, int n,
+                                v128_t out[8]) {
+  const v128_t round = wasm_i32x4_splat(1 << (n - 1));
+#define DESCALE_TO(i, v) out[i] = wasm_i32x4_shr(wasm_i32x4_add((v), round), n)
+  DESCALE_TO(0, wasm_i32x4_add(tmp10, odd3));
+  DESCALE_TO(7, wasm_i32x4_sub(tmp10, odd3));
+  DESCALE_TO(1, wasm_i32x4_add(tmp11, odd2));
+  DESCALE_TO(6, wasm_i32x4_sub(tmp11, odd2));
+  DESCALE_TO(2, wasm_i32x4_add(tmp12, odd1));
+  DESCALE_TO(5, wasm_i32x4_sub(tmp12, odd1));
+  DESCALE_TO(3, wasm_i32x4_add(tmp13, odd0));
+  DESCALE_TO(4, wasm_i32x4_sub(tmp13, odd0));
+#undef DESCALE_TO
+}
+
 /* One 1-D pass of the IDCT on 4 lanes: in[0..7] the 8 inputs of each lane; out[0..7] before descaling. */
 static inline void idct_1d(const v128_t in[8], v128_t out[8], int first_pass) {
   v128_t z1 = mulc(wasm_i32x4_add(in[2], in[6]), 4433);
@@ -247,18 +264,7 @@ static inline void idct_1d(const v128_t in[8], v128_t out[8], int first_pass) {
   tmp1 = wasm_i32x4_add(tmp1, wasm_i32x4_add(z2, z4));
   tmp2 = wasm_i32x4_add(tmp2, wasm_i32x4_add(z2, z3));
   tmp3 = wasm_i32x4_add(tmp3, wasm_i32x4_add(z1, z4));
-  const int n = first_pass ? CONST_BITS - PASS1_BITS : CONST_BITS + PASS1_BITS + 3;
-  const v128_t round = wasm_i32x4_splat(1 << (n - 1));
-#define DESCALE_TO(i, v) out[i] = wasm_i32x4_shr(wasm_i32x4_add((v), round), n)
-  DESCALE_TO(0, wasm_i32x4_add(tmp10, tmp3));
-  DESCALE_TO(7, wasm_i32x4_sub(tmp10, tmp3));
-  DESCALE_TO(1, wasm_i32x4_add(tmp11, tmp2));
-  DESCALE_TO(6, wasm_i32x4_sub(tmp11, tmp2));
-  DESCALE_TO(2, wasm_i32x4_add(tmp12, tmp1));
-  DESCALE_TO(5, wasm_i32x4_sub(tmp12, tmp1));
-  DESCALE_TO(3, wasm_i32x4_add(tmp13, tmp0));
-  DESCALE_TO(4, wasm_i32x4_sub(tmp13, tmp0));
-#undef DESCALE_TO
+  idct_outputs(tmp10, tmp11, tmp12, tmp13, tmp0, tmp1, tmp2, tmp3, first_pass ? CONST_BITS - PASS1_BITS : CONST_BITS + PASS1_BITS + 3, out);
 }
 
 /* Lanes whose inputs 1-7 are all zero (the C code's shortcut), as an all-ones mask. */
@@ -285,23 +291,8 @@ static inline void transpose4(v128_t *a, v128_t *b, v128_t *c, v128_t *d) {
   *d = wasm_i64x2_shuffle(t1, t3, 1, 3);
 }
 
-GLOBAL(int) jsimd_can_idct_islow(void) { return sizeof(ISLOW_MULT_TYPE) == 4 && sizeof(JCOEF) == 2; }
-
-GLOBAL(void) jsimd_idct_islow(j_decompress_ptr cinfo, jpeg_component_info *compptr, JCOEFPTR coef_block, JSAMPARRAY output_buf,
-                              JDIMENSION output_col) {
-  (void)cinfo;
-  const ISLOW_MULT_TYPE *quant = (const ISLOW_MULT_TYPE *)compptr->dct_table;
-  /* A block with no AC coefficient (common in chroma and in flat areas) takes both passes' shortcuts in every column
-     and row: one value, range_limit(DESCALE(DC << PASS1_BITS, PASS1_BITS + 3)), for all 64 samples. */
-  v128_t ac = wasm_v128_and(wasm_v128_load(coef_block), wasm_i16x8_make(0, -1, -1, -1, -1, -1, -1, -1));
-  for (int r = 1; r < 8; r++) ac = wasm_v128_or(ac, wasm_v128_load(coef_block + 8 * r));
-  if (!wasm_v128_any_true(ac)) {
-    const int32_t dc = (int32_t)((uint32_t)((int32_t)coef_block[0] * quant[0]) << PASS1_BITS);
-    const v128_t v = range_limit(wasm_i32x4_splat((int32_t)((uint32_t)dc + (1u << (PASS1_BITS + 2))) >> (PASS1_BITS + 3)));
-    const v128_t row8 = wasm_i8x16_splat((int8_t)wasm_i32x4_extract_lane(v, 0));
-    for (int r = 0; r < 8; r++) wasm_v128_store64_lane(output_buf[r] + output_col, row8, 0);
-    return;
-  }
+/* The IDCT in 32-bit lanes, for any coefficients (the 16-bit one below covers all but extreme blocks). */
+static void idct_islow_32(const ISLOW_MULT_TYPE *quant, JCOEFPTR coef_block, JSAMPARRAY output_buf, JDIMENSION output_col) {
   /* ws[row][half]: the workspace, row r of the block, columns 0-3 (half 0) and 4-7 (half 1). */
   v128_t ws[8][2];
   /* Pass 1: columns, four at a time; lane j of in[r] is row r of column 4 half + j. */
@@ -336,6 +327,118 @@ GLOBAL(void) jsimd_idct_islow(j_decompress_ptr cinfo, jpeg_component_info *compp
       wasm_v128_store64_lane(output_buf[4 * quarter + j] + output_col, row8, 0);
     }
   }
+}
+
+/*
+ * The same IDCT in 16-bit lanes, eight columns (then rows) an instruction, as libjpeg-turbo's SSE2 version does it:
+ * each 1-D output is a sum of products of the inputs with constants that fit 16 bits (the C code's z1..z5 multiplied
+ * out, e.g. out 0's odd part 11363 in1 + 9633 in3 + 6437 in5 + 2260 in7), taken a pair of inputs at a time by
+ * i32x4_dot_i16x8 into 32 bits. Integer sums are the same whichever way they are grouped, so this is the C arithmetic
+ * exactly while the inputs fit 16 bits: the dequantised coefficients, and the first pass's outputs, which the second
+ * takes as inputs. A column's first-pass output is at most (11363 S + 1024) / 2^11 for S the sum of its inputs'
+ * magnitudes (11363 the largest constant), under 2^15 while S <= 5900; a block with a column over that (or a product
+ * over 16 bits, which saturates above it) takes the 32-bit path. The C code's shortcuts for all-zero AC terms give
+ * what the full computation gives at these magnitudes, so none is needed.
+ */
+#define S16_LIMIT 5900
+
+static inline v128_t pairs_of(v128_t a, v128_t b, int high) {
+  return high ? wasm_i16x8_shuffle(a, b, 4, 12, 5, 13, 6, 14, 7, 15) : wasm_i16x8_shuffle(a, b, 0, 8, 1, 9, 2, 10, 3, 11);
+}
+
+static inline v128_t dot(v128_t pairs, int16_t c1, int16_t c2) {
+  return wasm_i32x4_dot_i16x8(pairs, wasm_i16x8_make(c1, c2, c1, c2, c1, c2, c1, c2));
+}
+
+/* One 1-D pass on eight 16-bit lanes: in[k] the k-th input of each lane; out[k] descaled by n, as 16 bits. */
+static inline void idct_1d_16(const v128_t in[8], v128_t out[8], int n) {
+  v128_t half_out[2][8];
+  for (int high = 0; high < 2; high++) {
+    const v128_t p04 = pairs_of(in[0], in[4], high), p26 = pairs_of(in[2], in[6], high);
+    const v128_t p13 = pairs_of(in[1], in[3], high), p57 = pairs_of(in[5], in[7], high);
+    const v128_t tmp0 = dot(p04, 8192, 8192), tmp1 = dot(p04, 8192, -8192);
+    const v128_t tmp2 = dot(p26, 4433, -10704), tmp3 = dot(p26, 10703, 4433);
+    const v128_t tmp10 = wasm_i32x4_add(tmp0, tmp3), tmp13 = wasm_i32x4_sub(tmp0, tmp3);
+    const v128_t tmp11 = wasm_i32x4_add(tmp1, tmp2), tmp12 = wasm_i32x4_sub(tmp1, tmp2);
+    const v128_t odd0 = wasm_i32x4_add(dot(p13, 2260, -6436), dot(p57, 9633, -11363));
+    const v128_t odd1 = wasm_i32x4_add(dot(p13, 6437, -11362), dot(p57, 2261, 9633));
+    const v128_t odd2 = wasm_i32x4_add(dot(p13, 9633, -2259), dot(p57, -11362, -6436));
+    const v128_t odd3 = wasm_i32x4_add(dot(p13, 11363, 9633), dot(p57, 6437, 2260));
+    idct_outputs(tmp10, tmp11, tmp12, tmp13, odd0, odd1, odd2, odd3, n, half_out[high]);
+  }
+  for (int k = 0; k < 8; k++) out[k] = wasm_i16x8_narrow_i32x4(half_out[0][k], half_out[1][k]);
+}
+
+/* 8x8 transpose of 16-bit lanes in place: v[r] lane c becomes v[c] lane r. */
+static inline void transpose8(v128_t v[8]) {
+  v128_t t[8], u[8];
+  for (int i = 0; i < 4; i++) {
+    t[2 * i] = wasm_i16x8_shuffle(v[2 * i], v[2 * i + 1], 0, 8, 1, 9, 2, 10, 3, 11);
+    t[2 * i + 1] = wasm_i16x8_shuffle(v[2 * i], v[2 * i + 1], 4, 12, 5, 13, 6, 14, 7, 15);
+  }
+  for (int i = 0; i < 2; i++) {
+    u[4 * i] = wasm_i32x4_shuffle(t[4 * i], t[4 * i + 2], 0, 4, 1, 5);
+    u[4 * i + 1] = wasm_i32x4_shuffle(t[4 * i], t[4 * i + 2], 2, 6, 3, 7);
+    u[4 * i + 2] = wasm_i32x4_shuffle(t[4 * i + 1], t[4 * i + 3], 0, 4, 1, 5);
+    u[4 * i + 3] = wasm_i32x4_shuffle(t[4 * i + 1], t[4 * i + 3], 2, 6, 3, 7);
+  }
+  for (int i = 0; i < 4; i++) {
+    v[2 * i] = wasm_i64x2_shuffle(u[i], u[4 + i], 0, 2);
+    v[2 * i + 1] = wasm_i64x2_shuffle(u[i], u[4 + i], 1, 3);
+  }
+}
+
+/* range_limit (above) on 16-bit lanes. */
+static inline v128_t range_limit_16(v128_t x) {
+  const v128_t w = wasm_v128_and(wasm_i16x8_add(x, wasm_i16x8_splat(CENTERJSAMPLE)), wasm_i16x8_splat(1023));
+  const v128_t clamped = wasm_u16x8_min(w, wasm_i16x8_splat(255));
+  return wasm_v128_and(clamped, wasm_u16x8_lt(w, wasm_i16x8_splat(640)));
+}
+
+/* Returns 0 (nothing written) when the block is outside the 16-bit path's range. */
+static int idct_islow_16(const ISLOW_MULT_TYPE *quant, JCOEFPTR coef_block, JSAMPARRAY output_buf, JDIMENSION output_col) {
+  v128_t in[8], out[8];
+  v128_t sum = wasm_i16x8_splat(0);
+  for (int r = 0; r < 8; r++) {
+    const v128_t coef = wasm_v128_load(coef_block + 8 * r);
+    const v128_t q = wasm_i16x8_narrow_i32x4(wasm_v128_load(quant + 8 * r), wasm_v128_load(quant + 8 * r + 4));
+    in[r] = wasm_i16x8_narrow_i32x4(wasm_i32x4_extmul_low_i16x8(coef, q), wasm_i32x4_extmul_high_i16x8(coef, q));
+    sum = wasm_u16x8_add_sat(sum, wasm_i16x8_abs(in[r]));
+  }
+  if (!wasm_i16x8_all_true(wasm_u16x8_le(sum, wasm_i16x8_splat(S16_LIMIT)))) return 0;
+  /* Pass 1: columns (lane c of in[r]: row r of column c), into a workspace scaled by 2^PASS1_BITS. */
+  idct_1d_16(in, out, CONST_BITS - PASS1_BITS);
+  /* Pass 2: rows (lane r of in[c]: column c of row r). */
+  transpose8(out);
+  idct_1d_16(out, in, CONST_BITS + PASS1_BITS + 3);
+  for (int c = 0; c < 8; c++) in[c] = range_limit_16(in[c]);
+  transpose8(in);
+  for (int r = 0; r < 8; r += 2) {
+    const v128_t rows = wasm_u8x16_narrow_i16x8(in[r], in[r + 1]);
+    wasm_v128_store64_lane(output_buf[r] + output_col, rows, 0);
+    wasm_v128_store64_lane(output_buf[r + 1] + output_col, rows, 1);
+  }
+  return 1;
+}
+
+GLOBAL(int) jsimd_can_idct_islow(void) { return sizeof(ISLOW_MULT_TYPE) == 4 && sizeof(JCOEF) == 2; }
+
+GLOBAL(void) jsimd_idct_islow(j_decompress_ptr cinfo, jpeg_component_info *compptr, JCOEFPTR coef_block, JSAMPARRAY output_buf,
+                              JDIMENSION output_col) {
+  (void)cinfo;
+  const ISLOW_MULT_TYPE *quant = (const ISLOW_MULT_TYPE *)compptr->dct_table;
+  /* A block with no AC coefficient (common in chroma and in flat areas) takes both passes' shortcuts in every column
+     and row: one value, range_limit(DESCALE(DC << PASS1_BITS, PASS1_BITS + 3)), for all 64 samples. */
+  v128_t ac = wasm_v128_and(wasm_v128_load(coef_block), wasm_i16x8_make(0, -1, -1, -1, -1, -1, -1, -1));
+  for (int r = 1; r < 8; r++) ac = wasm_v128_or(ac, wasm_v128_load(coef_block + 8 * r));
+  if (!wasm_v128_any_true(ac)) {
+    const int32_t dc = (int32_t)((uint32_t)((int32_t)coef_block[0] * quant[0]) << PASS1_BITS);
+    const v128_t v = range_limit(wasm_i32x4_splat((int32_t)((uint32_t)dc + (1u << (PASS1_BITS + 2))) >> (PASS1_BITS + 3)));
+    const v128_t row8 = wasm_i8x16_splat((int8_t)wasm_i32x4_extract_lane(v, 0));
+    for (int r = 0; r < 8; r++) wasm_v128_store64_lane(output_buf[r] + output_col, row8, 0);
+    return;
+  }
+  if (!idct_islow_16(quant, coef_block, output_buf, output_col)) idct_islow_32(quant, coef_block, output_buf, output_col);
 }
 
 /*
