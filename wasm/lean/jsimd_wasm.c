@@ -3,13 +3,16 @@
  * decoding (in 16-bit lanes) and RGB -> YCbCr when encoding, 16 pixels at a time; the accurate integer IDCT
  * (jidctint.c's jpeg_idct_islow), eight columns or rows of a block at a time in 16-bit lanes (four in 32-bit ones for a
  * block whose values do not fit 16 bits), a block without AC coefficients as one value; quantisation (jcdctmgr.c's
- * quantize), four coefficients at a time; and fancy upsampling of 4:2:0 and 4:2:2 chroma (jdsample.c's h2v2_ and
- * h2v1_fancy_upsample), eight columns at a time. Every other jsimd_* entry stays
- * jsimd_none.c's (build.sh compiles it with these names moved aside), so MozJPEG runs its C code there.
+ * quantize), four coefficients at a time; the forward DCT (jfdctint.c's jpeg_fdct_islow) and the sample conversion
+ * before it, four rows or columns at a time; 2:1 downsampling of 4:2:0 chroma (jcsample.c's h2v2_downsample) and fancy
+ * upsampling of 4:2:0 and 4:2:2 chroma (jdsample.c's h2v2_ and h2v1_fancy_upsample), eight columns at a time. Every
+ * other jsimd_* entry stays jsimd_none.c's (build.sh compiles it with these names moved aside), so MozJPEG runs its C
+ * code there; Huffman coding is C too, patched to visit only the coefficients that are not zero
+ * (mozjpeg-huffman-nonzero.patch).
  *
  * Why: a 12 MP JPEG decoded to RGBA spent 32 % of its time in the C colour conversion (table lookups per pixel) and
  * 22 % in the IDCT, and a libjpeg-turbo-profile encode 22 % in quantisation and 10 % in RGB -> YCbCr
- * (docs/benchmarks.md items 30 and 32). The arithmetic here is the C code's own, term for term: the same fixed-point
+ * (docs/benchmarks.md items 30, 32 and 33). The arithmetic here is the C code's own, term for term: the same fixed-point
  * constants, rounding terms and arithmetic shifts (or, where 16-bit lanes cannot hold a term, an identity checked over
  * every input it can get); for the colour conversions, saturation to 0-255 where the C code indexes its range-limit
  * table (whose inputs there stay within -256..511, where that table clamps). So the output is the C build's byte for
@@ -18,6 +21,7 @@
  */
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 #include <wasm_simd128.h>
 
 #define JPEG_INTERNALS
@@ -220,6 +224,24 @@ GLOBAL(void) jsimd_rgb_ycc_convert(j_compress_ptr cinfo, JSAMPARRAY input_buf, J
 
 static inline v128_t mulc(v128_t x, int32_t c) { return wasm_i32x4_mul(x, wasm_i32x4_splat(c)); }
 
+/*
+ * The odd part both islow DCTs share (jidctint.c's and jfdctint.c's): for a, b, c, d (the IDCT's inputs 7, 5, 3, 1;
+ * the FDCT's tmp4-tmp7), out[0..3] are 2446 a, 16819 b, 25172 c and 12299 d each plus two of z1-z4, before descaling.
+ * The C code adds in another order, which in 32-bit wrapping arithmetic is the same sum.
+ */
+static inline void odd_part(v128_t a, v128_t b, v128_t c, v128_t d, v128_t out[4]) {
+  v128_t z1 = wasm_i32x4_add(a, d), z2 = wasm_i32x4_add(b, c), z3 = wasm_i32x4_add(a, c), z4 = wasm_i32x4_add(b, d);
+  const v128_t z5 = mulc(wasm_i32x4_add(z3, z4), 9633);
+  z1 = mulc(z1, -7373);
+  z2 = mulc(z2, -20995);
+  z3 = wasm_i32x4_add(mulc(z3, -16069), z5);
+  z4 = wasm_i32x4_add(mulc(z4, -3196), z5);
+  out[0] = wasm_i32x4_add(mulc(a, 2446), wasm_i32x4_add(z1, z3));
+  out[1] = wasm_i32x4_add(mulc(b, 16819), wasm_i32x4_add(z2, z4));
+  out[2] = wasm_i32x4_add(mulc(c, 25172), wasm_i32x4_add(z2, z3));
+  out[3] = wasm_i32x4_add(mulc(d, 12299), wasm_i32x4_add(z1, z4));
+}
+
 /* A 1-D pass's last step: its even part (tmp10-13) plus and minus its odd part (odd0-3), descaled by n. */
 static inline void idct_outputs(v128_t tmp10, v128_t tmp11, v128_t tmp12, v128_t tmp13, v128_t odd0, v128_t odd1, v128_t odd2, v128_t odd3, int n,
                                 v128_t out[8]) {
@@ -238,33 +260,16 @@ static inline void idct_outputs(v128_t tmp10, v128_t tmp11, v128_t tmp12, v128_t
 
 /* One 1-D pass of the IDCT on 4 lanes: in[0..7] the 8 inputs of each lane; out[0..7] before descaling. */
 static inline void idct_1d(const v128_t in[8], v128_t out[8], int first_pass) {
-  v128_t z1 = mulc(wasm_i32x4_add(in[2], in[6]), 4433);
-  v128_t tmp2 = wasm_i32x4_add(z1, mulc(in[6], -15137));
-  v128_t tmp3 = wasm_i32x4_add(z1, mulc(in[2], 6270));
-  v128_t tmp0 = wasm_i32x4_shl(wasm_i32x4_add(in[0], in[4]), CONST_BITS);
-  v128_t tmp1 = wasm_i32x4_shl(wasm_i32x4_sub(in[0], in[4]), CONST_BITS);
+  const v128_t z1 = mulc(wasm_i32x4_add(in[2], in[6]), 4433);
+  const v128_t tmp2 = wasm_i32x4_add(z1, mulc(in[6], -15137));
+  const v128_t tmp3 = wasm_i32x4_add(z1, mulc(in[2], 6270));
+  const v128_t tmp0 = wasm_i32x4_shl(wasm_i32x4_add(in[0], in[4]), CONST_BITS);
+  const v128_t tmp1 = wasm_i32x4_shl(wasm_i32x4_sub(in[0], in[4]), CONST_BITS);
   const v128_t tmp10 = wasm_i32x4_add(tmp0, tmp3), tmp13 = wasm_i32x4_sub(tmp0, tmp3);
   const v128_t tmp11 = wasm_i32x4_add(tmp1, tmp2), tmp12 = wasm_i32x4_sub(tmp1, tmp2);
-  tmp0 = in[7];
-  tmp1 = in[5];
-  tmp2 = in[3];
-  tmp3 = in[1];
-  z1 = wasm_i32x4_add(tmp0, tmp3);
-  v128_t z2 = wasm_i32x4_add(tmp1, tmp2), z3 = wasm_i32x4_add(tmp0, tmp2), z4 = wasm_i32x4_add(tmp1, tmp3);
-  const v128_t z5 = mulc(wasm_i32x4_add(z3, z4), 9633);
-  tmp0 = mulc(tmp0, 2446);
-  tmp1 = mulc(tmp1, 16819);
-  tmp2 = mulc(tmp2, 25172);
-  tmp3 = mulc(tmp3, 12299);
-  z1 = mulc(z1, -7373);
-  z2 = mulc(z2, -20995);
-  z3 = wasm_i32x4_add(mulc(z3, -16069), z5);
-  z4 = wasm_i32x4_add(mulc(z4, -3196), z5);
-  tmp0 = wasm_i32x4_add(tmp0, wasm_i32x4_add(z1, z3));
-  tmp1 = wasm_i32x4_add(tmp1, wasm_i32x4_add(z2, z4));
-  tmp2 = wasm_i32x4_add(tmp2, wasm_i32x4_add(z2, z3));
-  tmp3 = wasm_i32x4_add(tmp3, wasm_i32x4_add(z1, z4));
-  idct_outputs(tmp10, tmp11, tmp12, tmp13, tmp0, tmp1, tmp2, tmp3, first_pass ? CONST_BITS - PASS1_BITS : CONST_BITS + PASS1_BITS + 3, out);
+  v128_t odd[4];
+  odd_part(in[7], in[5], in[3], in[1], odd);
+  idct_outputs(tmp10, tmp11, tmp12, tmp13, odd[0], odd[1], odd[2], odd[3], first_pass ? CONST_BITS - PASS1_BITS : CONST_BITS + PASS1_BITS + 3, out);
 }
 
 /* Lanes whose inputs 1-7 are all zero (the C code's shortcut), as an all-ones mask. */
@@ -439,6 +444,103 @@ GLOBAL(void) jsimd_idct_islow(j_decompress_ptr cinfo, jpeg_component_info *compp
     return;
   }
   if (!idct_islow_16(quant, coef_block, output_buf, output_col)) idct_islow_32(quant, coef_block, output_buf, output_col);
+}
+
+/*
+ * The forward DCT, jfdctint.c's jpeg_fdct_islow in four 32-bit lanes, term for term (the same constants, the same
+ * order of operations, the same descaling), and the sample conversion before it (jcdctmgr.c's convsamp: samples
+ * minus 128 as 32-bit DCTELEMs). Samples are 8 bits, so nothing here can reach the 32-bit limits.
+ */
+GLOBAL(int) jsimd_can_convsamp(void) { return sizeof(DCTELEM) == 4 && BITS_IN_JSAMPLE == 8; }
+
+GLOBAL(void) jsimd_convsamp(JSAMPARRAY sample_data, JDIMENSION start_col, DCTELEM *workspace) {
+  for (int r = 0; r < DCTSIZE; r++) {
+    const v128_t row = wasm_i16x8_sub(wasm_u16x8_load8x8(sample_data[r] + start_col), wasm_i16x8_splat(CENTERJSAMPLE));
+    wasm_v128_store(workspace + 8 * r, wasm_i32x4_extend_low_i16x8(row));
+    wasm_v128_store(workspace + 8 * r + 4, wasm_i32x4_extend_high_i16x8(row));
+  }
+}
+
+static inline v128_t descale(v128_t x, int n) { return wasm_i32x4_shr(wasm_i32x4_add(x, wasm_i32x4_splat(1 << (n - 1))), n); }
+
+/* One 1-D pass in place on 4 lanes: d[0..7] the 8 values of each lane's row (first pass) or column. */
+static inline void fdct_1d(v128_t d[8], int first_pass) {
+  const v128_t tmp0 = wasm_i32x4_add(d[0], d[7]), tmp7 = wasm_i32x4_sub(d[0], d[7]);
+  const v128_t tmp1 = wasm_i32x4_add(d[1], d[6]), tmp6 = wasm_i32x4_sub(d[1], d[6]);
+  const v128_t tmp2 = wasm_i32x4_add(d[2], d[5]), tmp5 = wasm_i32x4_sub(d[2], d[5]);
+  const v128_t tmp3 = wasm_i32x4_add(d[3], d[4]), tmp4 = wasm_i32x4_sub(d[3], d[4]);
+  const v128_t tmp10 = wasm_i32x4_add(tmp0, tmp3), tmp13 = wasm_i32x4_sub(tmp0, tmp3);
+  const v128_t tmp11 = wasm_i32x4_add(tmp1, tmp2), tmp12 = wasm_i32x4_sub(tmp1, tmp2);
+  const int n = first_pass ? CONST_BITS - PASS1_BITS : CONST_BITS + PASS1_BITS;
+  if (first_pass) {
+    d[0] = wasm_i32x4_shl(wasm_i32x4_add(tmp10, tmp11), PASS1_BITS);
+    d[4] = wasm_i32x4_shl(wasm_i32x4_sub(tmp10, tmp11), PASS1_BITS);
+  } else {
+    d[0] = descale(wasm_i32x4_add(tmp10, tmp11), PASS1_BITS);
+    d[4] = descale(wasm_i32x4_sub(tmp10, tmp11), PASS1_BITS);
+  }
+  const v128_t z1 = mulc(wasm_i32x4_add(tmp12, tmp13), 4433);
+  d[2] = descale(wasm_i32x4_add(z1, mulc(tmp13, 6270)), n);
+  d[6] = descale(wasm_i32x4_add(z1, mulc(tmp12, -15137)), n);
+  v128_t odd[4];
+  odd_part(tmp4, tmp5, tmp6, tmp7, odd);
+  d[7] = descale(odd[0], n);
+  d[5] = descale(odd[1], n);
+  d[3] = descale(odd[2], n);
+  d[1] = descale(odd[3], n);
+}
+
+GLOBAL(int) jsimd_can_fdct_islow(void) { return sizeof(DCTELEM) == 4; }
+
+GLOBAL(void) jsimd_fdct_islow(DCTELEM *data) {
+  /* v[r][h]: row r, columns 4 h to 4 h + 3. */
+  v128_t v[8][2];
+  for (int r = 0; r < 8; r++)
+    for (int h = 0; h < 2; h++) v[r][h] = wasm_v128_load(data + 8 * r + 4 * h);
+  /* Pass 1, rows four at a time: transposed, lane j of d[c] is column c of row 4 g + j; then back. */
+  for (int g = 0; g < 2; g++) {
+    v128_t d[8];
+    for (int c = 0; c < 8; c++) d[c] = v[4 * g + (c & 3)][c >> 2];
+    transpose4(&d[0], &d[1], &d[2], &d[3]);
+    transpose4(&d[4], &d[5], &d[6], &d[7]);
+    fdct_1d(d, 1);
+    transpose4(&d[0], &d[1], &d[2], &d[3]);
+    transpose4(&d[4], &d[5], &d[6], &d[7]);
+    for (int c = 0; c < 8; c++) v[4 * g + (c & 3)][c >> 2] = d[c];
+  }
+  /* Pass 2, columns four at a time: lane j of d[r] is row r of column 4 h + j. */
+  for (int h = 0; h < 2; h++) {
+    v128_t d[8];
+    for (int r = 0; r < 8; r++) d[r] = v[r][h];
+    fdct_1d(d, 0);
+    for (int r = 0; r < 8; r++) wasm_v128_store(data + 8 * r + 4 * h, d[r]);
+  }
+}
+
+/*
+ * 2:1 downsampling of 4:2:0 chroma when encoding (jcsample.c's h2v2_downsample): each output sample the average of
+ * a 2x2 block, (sum + bias) >> 2 with the bias alternating 1, 2 along the row, eight outputs a step (an output row is
+ * whole blocks wide, so there is no tail); the input's right edge first repeated out to that width, as the C code does.
+ */
+GLOBAL(int) jsimd_can_h2v2_downsample(void) { return BITS_IN_JSAMPLE == 8; }
+
+GLOBAL(void) jsimd_h2v2_downsample(j_compress_ptr cinfo, jpeg_component_info *compptr, JSAMPARRAY input_data, JSAMPARRAY output_data) {
+  const JDIMENSION output_cols = compptr->width_in_blocks * DCTSIZE;
+  if (output_cols * 2 > cinfo->image_width)
+    for (int r = 0; r < cinfo->max_v_samp_factor; r++) {
+      JSAMPROW edge = input_data[r] + cinfo->image_width;
+      memset(edge, edge[-1], output_cols * 2 - cinfo->image_width);
+    }
+  const v128_t bias = wasm_i16x8_make(1, 2, 1, 2, 1, 2, 1, 2);
+  for (int outrow = 0; outrow < compptr->v_samp_factor; outrow++) {
+    const JSAMPROW in0 = input_data[2 * outrow], in1 = input_data[2 * outrow + 1], out = output_data[outrow];
+    for (JDIMENSION col = 0; col < output_cols; col += 8) {
+      const v128_t sums = wasm_i16x8_add(wasm_u16x8_extadd_pairwise_u8x16(wasm_v128_load(in0 + 2 * col)),
+                                         wasm_u16x8_extadd_pairwise_u8x16(wasm_v128_load(in1 + 2 * col)));
+      const v128_t avg = wasm_u16x8_shr(wasm_i16x8_add(sums, bias), 2);
+      wasm_v128_store64_lane(out + col, wasm_u8x16_narrow_i16x8(avg, avg), 0);
+    }
+  }
 }
 
 /*
