@@ -258,7 +258,7 @@ static inline void idct_outputs(v128_t tmp10, v128_t tmp11, v128_t tmp12, v128_t
 #undef DESCALE_TO
 }
 
-/* One 1-D pass of the IDCT on 4 lanes: in[0..7] the 8 inputs of each lane; out[0..7] before descaling. */
+/* One 1-D pass of the IDCT on 4 lanes: in[0..7] the 8 inputs of each lane; out[0..7] descaled for the pass. */
 static inline void idct_1d(const v128_t in[8], v128_t out[8], int first_pass) {
   const v128_t z1 = mulc(wasm_i32x4_add(in[2], in[6]), 4433);
   const v128_t tmp2 = wasm_i32x4_add(z1, mulc(in[6], -15137));
@@ -341,9 +341,11 @@ static void idct_islow_32(const ISLOW_MULT_TYPE *quant, JCOEFPTR coef_block, JSA
  * i32x4_dot_i16x8 into 32 bits. Integer sums are the same whichever way they are grouped, so this is the C arithmetic
  * exactly while the inputs fit 16 bits: the dequantised coefficients, and the first pass's outputs, which the second
  * takes as inputs. A column's first-pass output is at most (11363 S + 1024) / 2^11 for S the sum of its inputs'
- * magnitudes (11363 the largest constant), under 2^15 while S <= 5900; a block with a column over that (or a product
- * over 16 bits, which saturates above it) takes the 32-bit path. The C code's shortcuts for all-zero AC terms give
- * what the full computation gives at these magnitudes, so none is needed.
+ * magnitudes (11363 the largest constant), under 2^15 while S <= 5900 (5905 is the exact limit: recompute it if a
+ * constant changes); a block with a column over that (or a product over 16 bits, which saturates above it) takes the
+ * 32-bit path. The second pass's sums then stay under about 2.0e9 (32735 times the largest row of constants, 61214),
+ * inside 32 bits. The C code's shortcuts for all-zero AC terms give what the full computation gives at these
+ * magnitudes, so none is needed.
  */
 #define S16_LIMIT 5900
 
@@ -413,7 +415,7 @@ static int idct_islow_16(const ISLOW_MULT_TYPE *quant, JCOEFPTR coef_block, JSAM
   if (!wasm_i16x8_all_true(wasm_u16x8_le(sum, wasm_i16x8_splat(S16_LIMIT)))) return 0;
   /* Pass 1: columns (lane c of in[r]: row r of column c), into a workspace scaled by 2^PASS1_BITS. */
   idct_1d_16(in, out, CONST_BITS - PASS1_BITS);
-  /* Pass 2: rows (lane r of in[c]: column c of row r). */
+  /* Pass 2: rows (lane r of out[c]: column c of row r). */
   transpose8(out);
   idct_1d_16(out, in, CONST_BITS + PASS1_BITS + 3);
   for (int c = 0; c < 8; c++) in[c] = range_limit_16(in[c]);
@@ -447,9 +449,10 @@ GLOBAL(void) jsimd_idct_islow(j_decompress_ptr cinfo, jpeg_component_info *compp
 }
 
 /*
- * The forward DCT, jfdctint.c's jpeg_fdct_islow in four 32-bit lanes, term for term (the same constants, the same
- * order of operations, the same descaling), and the sample conversion before it (jcdctmgr.c's convsamp: samples
- * minus 128 as 32-bit DCTELEMs). Samples are 8 bits, so nothing here can reach the 32-bit limits.
+ * The forward DCT, jfdctint.c's jpeg_fdct_islow in four 32-bit lanes, term for term (the same constants and
+ * descaling; the odd part's sums grouped as odd_part groups them, the same values), and the sample conversion before
+ * it (jcdctmgr.c's convsamp: samples minus 128 as 32-bit DCTELEMs). Samples are 8 bits, so nothing here can reach
+ * the 32-bit limits.
  */
 GLOBAL(int) jsimd_can_convsamp(void) { return sizeof(DCTELEM) == 4 && BITS_IN_JSAMPLE == 8; }
 

@@ -38,8 +38,8 @@ __attribute__((import_module("env"), import_name("write_output"))) void js_write
 /* Strategies (bits of png_sink's `strategies`): the five PNG filters on every row, or a choice per row. */
 enum { FILTER_NONE, FILTER_SUB, FILTER_UP, FILTER_AVERAGE, FILTER_PAETH, CHOOSE_MINSUM, CHOOSE_ENTROPY, STRATEGIES };
 /* libdeflate's level for the trials between strategies: its fastest. Against level 4 (before) on six held-out images,
-   final levels 3-10: another strategy on some chunks of two images, the final bytes within 0.1 %, 20-70 ms per MP
-   less (native), which effort 2 spends on level 7 instead of 6 (docs/benchmarks.md item 33). */
+   final levels 3, 9 and 10: another strategy on some chunks of two images, the final bytes within 0.1 %, 20-70 ms
+   per MP less (native), which effort 2 spends on level 7 instead of 6 (docs/benchmarks.md item 33). */
 #define TRIAL_LEVEL 1
 
 /* What png_analyse saw, for png_sink. */
