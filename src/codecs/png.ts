@@ -35,8 +35,8 @@ export const pngSettings = (effort: number): LeanPngSettings => PNG_SETTINGS[eff
 /**
  * The highest effort allowed for a PNG output of a given size, so one encode stays under half of cpu_ms:
  * CPU seconds per MP of each effort, the slowest of seven held-out images (scripts/lib/png-explore.mjs:
- * 0.05, 0.08, 0.28 (at level 6, before item 33), 0.80, 1.37, 1.72, 2.8, 2.9 s), times 2.2 (the margin the AVIF and oxipng caps were
- * given for images slower than the measured ones). Six more held-out images, up to 16 MP (item 33), were slower at
+ * 0.05, 0.08, 0.28 (at level 6, before item 33), 0.80, 1.37, 1.72, 2.8, 2.9 s), times 2.2 (the margin the AVIF
+ * and oxipng caps were given for images slower than the measured ones). Six more held-out images, up to 16 MP (item 33), were slower at
  * effort 2-4: 0.40, 1.15 and 1.59 s per MP, so at these caps their slowest encode takes 6.7, 9.8 and 7.8 s, within
  * half of cpu_ms with a margin of 1.5-2.2 rather than 2.2; the caps are kept. test/unit/effort-caps.test.ts checks
  * every tier.

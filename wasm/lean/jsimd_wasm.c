@@ -224,6 +224,9 @@ GLOBAL(void) jsimd_rgb_ycc_convert(j_compress_ptr cinfo, JSAMPARRAY input_buf, J
 
 static inline v128_t mulc(v128_t x, int32_t c) { return wasm_i32x4_mul(x, wasm_i32x4_splat(c)); }
 
+/* The C code's DESCALE: x / 2^n rounded, as (x + 2^(n - 1)) >> n. */
+static inline v128_t descale(v128_t x, int n) { return wasm_i32x4_shr(wasm_i32x4_add(x, wasm_i32x4_splat(1 << (n - 1))), n); }
+
 /*
  * The odd part both islow DCTs share (jidctint.c's and jfdctint.c's): for a, b, c, d (the IDCT's inputs 7, 5, 3, 1;
  * the FDCT's tmp4-tmp7), out[0..3] are 2446 a, 16819 b, 25172 c and 12299 d each plus two of z1-z4, before descaling.
@@ -245,17 +248,14 @@ static inline void odd_part(v128_t a, v128_t b, v128_t c, v128_t d, v128_t out[4
 /* A 1-D pass's last step: its even part (tmp10-13) plus and minus its odd part (odd0-3), descaled by n. */
 static inline void idct_outputs(v128_t tmp10, v128_t tmp11, v128_t tmp12, v128_t tmp13, v128_t odd0, v128_t odd1, v128_t odd2, v128_t odd3, int n,
                                 v128_t out[8]) {
-  const v128_t round = wasm_i32x4_splat(1 << (n - 1));
-#define DESCALE_TO(i, v) out[i] = wasm_i32x4_shr(wasm_i32x4_add((v), round), n)
-  DESCALE_TO(0, wasm_i32x4_add(tmp10, odd3));
-  DESCALE_TO(7, wasm_i32x4_sub(tmp10, odd3));
-  DESCALE_TO(1, wasm_i32x4_add(tmp11, odd2));
-  DESCALE_TO(6, wasm_i32x4_sub(tmp11, odd2));
-  DESCALE_TO(2, wasm_i32x4_add(tmp12, odd1));
-  DESCALE_TO(5, wasm_i32x4_sub(tmp12, odd1));
-  DESCALE_TO(3, wasm_i32x4_add(tmp13, odd0));
-  DESCALE_TO(4, wasm_i32x4_sub(tmp13, odd0));
-#undef DESCALE_TO
+  out[0] = descale(wasm_i32x4_add(tmp10, odd3), n);
+  out[7] = descale(wasm_i32x4_sub(tmp10, odd3), n);
+  out[1] = descale(wasm_i32x4_add(tmp11, odd2), n);
+  out[6] = descale(wasm_i32x4_sub(tmp11, odd2), n);
+  out[2] = descale(wasm_i32x4_add(tmp12, odd1), n);
+  out[5] = descale(wasm_i32x4_sub(tmp12, odd1), n);
+  out[3] = descale(wasm_i32x4_add(tmp13, odd0), n);
+  out[4] = descale(wasm_i32x4_sub(tmp13, odd0), n);
 }
 
 /* One 1-D pass of the IDCT on 4 lanes: in[0..7] the 8 inputs of each lane; out[0..7] descaled for the pass. */
@@ -320,7 +320,7 @@ static void idct_islow_32(const ISLOW_MULT_TYPE *quant, JCOEFPTR coef_block, JSA
     transpose4(&in[0], &in[1], &in[2], &in[3]);
     transpose4(&in[4], &in[5], &in[6], &in[7]);
     const v128_t zero = ac_zero(in);
-    const v128_t dc = wasm_i32x4_shr(wasm_i32x4_add(in[0], wasm_i32x4_splat(1 << (PASS1_BITS + 2))), PASS1_BITS + 3);
+    const v128_t dc = descale(in[0], PASS1_BITS + 3);
     idct_1d(in, out, 0);
     for (int c = 0; c < 8; c++) out[c] = range_limit(wasm_v128_bitselect(dc, out[c], zero));
     /* Back to rows: lane j of out[c] is column c of row 4 quarter + j. */
@@ -440,7 +440,7 @@ GLOBAL(void) jsimd_idct_islow(j_decompress_ptr cinfo, jpeg_component_info *compp
   for (int r = 1; r < 8; r++) ac = wasm_v128_or(ac, wasm_v128_load(coef_block + 8 * r));
   if (!wasm_v128_any_true(ac)) {
     const int32_t dc = (int32_t)((uint32_t)((int32_t)coef_block[0] * quant[0]) << PASS1_BITS);
-    const v128_t v = range_limit(wasm_i32x4_splat((int32_t)((uint32_t)dc + (1u << (PASS1_BITS + 2))) >> (PASS1_BITS + 3)));
+    const v128_t v = range_limit(descale(wasm_i32x4_splat(dc), PASS1_BITS + 3));
     const v128_t row8 = wasm_i8x16_splat((int8_t)wasm_i32x4_extract_lane(v, 0));
     for (int r = 0; r < 8; r++) wasm_v128_store64_lane(output_buf[r] + output_col, row8, 0);
     return;
@@ -463,8 +463,6 @@ GLOBAL(void) jsimd_convsamp(JSAMPARRAY sample_data, JDIMENSION start_col, DCTELE
     wasm_v128_store(workspace + 8 * r + 4, wasm_i32x4_extend_high_i16x8(row));
   }
 }
-
-static inline v128_t descale(v128_t x, int n) { return wasm_i32x4_shr(wasm_i32x4_add(x, wasm_i32x4_splat(1 << (n - 1))), n); }
 
 /* One 1-D pass in place on 4 lanes: d[0..7] the 8 values of each lane's row (first pass) or column. */
 static inline void fdct_1d(v128_t d[8], int first_pass) {

@@ -11,8 +11,8 @@
  * blocks our patch leaves non-final and ends with an empty stored block (libdeflate-sync-flush.patch), so the
  * chunks' streams concatenate into the one zlib stream PNG wants, each chunk one IDAT, written out to JS as
  * it is made. A chunk loses only the matches it could have found in the 32 KiB before it. Where more than
- * one filter strategy is asked for, each is tried on the chunk with libdeflate's fastest level and the smallest is kept,
- * as oxipng does for the whole image.
+ * one filter strategy is asked for, each is tried on the chunk with libdeflate's fastest level and the
+ * smallest is kept, as oxipng does for the whole image.
  *
  * Why (docs/memory.md): oxipng, the whole-image optimiser this replaces, held the RGBA image several times
  * over (its copy, every trial filtering, every deflated candidate), so PNG output above about 3 MP did not
