@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { compress, expectProblem, okBytes } from '../helpers/api'
 import { fixture } from '../helpers/fixtures'
-import { decode, hasTransparency, pixel, psnr } from '../helpers/image'
+import { colourDistance, decode, hasTransparency, pixel, pngOf, psnr, translucentPng } from '../helpers/image'
 
 const png = { contentType: 'image/png' }
 const colourType = (bytes: Uint8Array) => bytes[25]
@@ -45,6 +45,35 @@ describe('format=png with quality: a palette', () => {
     expect(lowBody.length).toBeLessThan(highBody.length)
     const source = await decode(fixture('photo.png'))
     expect(psnr(source.image, (await decode(highBody)).image)).toBeGreaterThan(psnr(source.image, (await decode(lowBody)).image))
+  })
+
+  it('a soft shadow keeps its levels of alpha', async () => {
+    // Black from transparent to alpha 160 across, as a drop shadow's edge: each level of alpha is a colour to match.
+    const source = await translucentPng(256, 32, (x) => [0, 0, 0, Math.round((x * 160) / 255)])
+    const body = await okBytes(await compress(source, { format: 'png', quality: 90 }, png))
+    expect(colourType(body)).toBe(3)
+    const out = (await decode(body)).image
+    let error = 0
+    for (let i = 3; i < out.data.length; i += 4) error += Math.abs(out.data[i]! - Math.round((((i >> 2) % 256) * 160) / 255))
+    expect(error / (out.data.length / 4)).toBeLessThan(2)
+  })
+
+  it('a colour few pixels have (text in a syntax colour) keeps its colour at quality 40', async () => {
+    // A grainy gradient of thousands of colours (with 256 or fewer all are kept; without grain the input is smaller and
+    // is answered), and six short strokes of colour, each 0.125 % of the pixels: too few to move the mean error.
+    const strokes = [[220, 120, 120], [120, 200, 120], [120, 120, 230], [210, 210, 90], [90, 200, 210], [200, 100, 210]] as const
+    const at = (x: number, y: number) => {
+      const stroke = y % 40 === 10 || y % 40 === 11 ? strokes[Math.floor(y / 40)] : undefined
+      return stroke && x >= 40 && x < 100 ? stroke : ([150 + (x >> 2), 150 + (y >> 2), 192 + (Math.imul(x * 977 + y, 2654435761) >>> 28)] as const)
+    }
+    const width = 400, height = 240
+    const pixels = new Uint8ClampedArray(width * height * 4)
+    for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) pixels.set([...at(x, y), 255], (y * width + x) * 4)
+    const source = await pngOf(new ImageData(pixels, width, height))
+    const body = await okBytes(await compress(source, { format: 'png', quality: 40 }, png))
+    expect(colourType(body)).toBe(3)
+    const out = (await decode(body)).image
+    for (const [i, colour] of strokes.entries()) expect(colourDistance(pixel(out, 70, i * 40 + 10).slice(0, 3), colour)).toBeLessThan(20)
   })
 
   it('colors caps the palette', async () => {

@@ -1,17 +1,21 @@
 /*
  * Palette quantisation for lossy PNG (our own; pngquant's libimagequant is GPL-3): a sample of the rows, at most
- * SAMPLES pixels taken at an even stride, is split by median cut into boxes, and the fewest boxes whose error reaches
- * the target quality become the palette, refined by a few rounds of k-means on the sample's distinct colours. The rows
- * are then mapped to it one at a time with Floyd-Steinberg error diffusion, softened (DITHER of the error is carried,
- * none under DEAD_ZONE) so flat areas stay flat. Colours are compared premultiplied by alpha; fully transparent pixels
+ * SAMPLES pixels taken at an even stride, is split by median cut into boxes (each where its two halves' error is least),
+ * and the fewest boxes that reach the target quality become the palette, refined by a few rounds of k-means on the
+ * sample's distinct colours. The target is met when the mean error is low enough and no box has more than FAR_SHARE of
+ * the sample farther from its colour than a distance that shrinks with the quality: a colour used by few pixels (a
+ * syntax colour in a screenshot's text, an icon) is not averaged away for the sake of the mean. The rows are then
+ * mapped to it one at a time with Floyd-Steinberg error diffusion, softened (DITHER of the error is carried, none under
+ * DEAD_ZONE, none from a pixel on an edge, which hides it) so flat areas stay flat. Colours are compared premultiplied by alpha; fully transparent pixels
  * share one entry. The nearest entry is searched four entries at a time and a pixel's four channels are dithered as one
  * vector (WebAssembly SIMD128), each in the scalar code's order of operations.
  *
  * Memory does not follow the image: the sample (256 KiB) and two arrays as long (the sort's), a nearest-colour cache
- * (2 MiB) and two rows of errors.
+ * (512 KiB), two rows of errors and one of the input.
  *
  * quality = (PSNR of the sample against the palette - 20) x 10 / 3, clamped to 0-100: 50 dB and over is 100,
- * 44 dB 80, 38 dB 60, 32 dB 40.
+ * 44 dB 80, 38 dB 60, 32 dB 40; and no box with more than FAR_SHARE of the sample farther than 4 + 0.3 x (100 -
+ * quality) from its colour (premultiplied RGBA, Euclidean): 4 at quality 100, 10 at 80, 16 at 60.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -25,6 +29,11 @@
 #define KMEANS_ROUNDS 6
 #define DITHER 0.8f
 #define DEAD_ZONE 3.0f
+/* A pixel differing from a neighbour (premultiplied, in any channel) by more than this is on an edge. */
+#define EDGE 16
+/* The share of the sample (in thousandths) that may lie far from its box's colour; the distance, by quality. */
+#define FAR_SHARE 1
+#define FAR_DISTANCE(quality) (4 + 0.3 * (100 - (quality)))
 
 /* The sample, premultiplied RGBA; fully transparent pixels are counted apart. */
 static uint8_t (*sample)[4];
@@ -79,7 +88,10 @@ void quant_sample(Rows *in) {
 typedef struct {
   int from, to; /* sample indices [from, to) */
   double sum[4], sq[4];
+  int far; /* how many of its samples lie farther than far_limit from its mean */
 } Box;
+
+static double far_limit; /* squared */
 
 static void box_stats(Box *b, const uint32_t *order) {
   memset(b->sum, 0, sizeof b->sum);
@@ -90,6 +102,16 @@ static void box_stats(Box *b, const uint32_t *order) {
       b->sum[k] += v;
       b->sq[k] += v * v;
     }
+  const double n = b->to - b->from;
+  b->far = 0;
+  for (int i = b->from; i < b->to; i++) {
+    double d = 0;
+    for (int k = 0; k < 4; k++) {
+      const double e = sample[order[i]][k] - b->sum[k] / n;
+      d += e * e;
+    }
+    b->far += d > far_limit;
+  }
 }
 
 static double box_error(const Box *b) {
@@ -112,6 +134,29 @@ static void counting_pass(uint32_t *items, int n, const uint8_t (*bytes)[4], int
   for (int i = 0; i < n; i++) spare[start[KEY(i)]++] = items[i];
   memcpy(items, spare, (size_t)n * sizeof *items);
 #undef KEY
+}
+
+/*
+ * Where to split a box sorted by `channel`: between two different values of it, where the two halves' errors (over
+ * every channel) add up to the least. A median split cuts runs of one colour in two, which a screenshot's few flat
+ * colours are made of: both halves then get the same colour, and the palette an entry that no pixel takes.
+ */
+static int best_split(const Box *b, const uint32_t *order, int channel) {
+  double sum[4] = {0}, sq[4] = {0}, best = INFINITY;
+  int at = b->from + (b->to - b->from) / 2;
+  for (int i = b->from; i < b->to - 1; i++) {
+    const uint8_t *v = sample[order[i]];
+    for (int k = 0; k < 4; k++) sum[k] += v[k], sq[k] += (double)v[k] * v[k];
+    if (v[channel] == sample[order[i + 1]][channel]) continue;
+    const double left = i + 1 - b->from, right = b->to - i - 1;
+    double e = 0;
+    for (int k = 0; k < 4; k++) {
+      const double rest = b->sum[k] - sum[k];
+      e += sq[k] - sum[k] * sum[k] / left + (b->sq[k] - sq[k]) - rest * rest / right;
+    }
+    if (e < best) best = e, at = i + 1;
+  }
+  return at;
 }
 
 static int quality_of(double sse, double count) {
@@ -174,17 +219,21 @@ EXPORT(px_quant_build) int quant_build(int max_colours, int target) {
   uint32_t *spare = lean_alloc((size_t)(sampled ? sampled : 1) * sizeof *spare);
   Box boxes[256];
   int count = 0;
+  far_limit = FAR_DISTANCE(target) * FAR_DISTANCE(target);
+  const int far_allowed = sampled * FAR_SHARE / 1000;
   if (sampled && room > 0) {
-    boxes[0] = (Box){0, sampled, {0}, {0}};
+    boxes[0] = (Box){.from = 0, .to = sampled};
     box_stats(&boxes[0], order);
     count = 1;
     double total = box_error(&boxes[0]);
-    while (count < room && quality_of(total, sampled) < target) {
-      /* Split the box with the largest error, at the median of its widest channel. */
+    while (count < room) {
+      /* Split the box with the largest error while the mean is short of the target, then each with too many samples
+         far from its colour, most first; along its widest channel. */
+      const int mean_short = quality_of(total, sampled) < target;
       int worst = -1;
       double worst_error = 0;
       for (int i = 0; i < count; i++) {
-        const double e = box_error(&boxes[i]);
+        const double e = mean_short ? box_error(&boxes[i]) : boxes[i].far > far_allowed ? boxes[i].far : 0;
         if (boxes[i].to - boxes[i].from > 1 && e > worst_error) worst = i, worst_error = e;
       }
       if (worst < 0) break;
@@ -197,8 +246,8 @@ EXPORT(px_quant_build) int quant_build(int max_colours, int target) {
         if (variance > widest) widest = variance, channel = k;
       }
       counting_pass(order + b->from, b->to - b->from, (const uint8_t (*)[4])sample, channel, spare);
-      const int middle = b->from + (b->to - b->from) / 2;
-      Box right = {middle, b->to, {0}, {0}};
+      const int middle = best_split(b, order, channel);
+      Box right = {.from = middle, .to = b->to};
       b->to = middle;
       box_stats(b, order);
       box_stats(&right, order);
@@ -296,8 +345,10 @@ typedef struct {
   Rows rows;
   Rows *in;
   uint8_t *row;
+  uint8_t *here, *above; /* the input row and the one before, premultiplied */
+  int first;
   float *error, *next_error; /* (width + 2) x 4: this row's carried error and the next row's */
-  uint16_t *cache;            /* nearest entry by 6 bits of R, G, B and 2 of alpha; 0xFFFF: not known yet */
+  uint16_t *cache;            /* an opaque colour's nearest entry by 6 bits of R, G and B; 0xFFFF: not known yet */
 } Remap;
 
 static const uint8_t *remap_next(Rows *self) {
@@ -305,6 +356,9 @@ static const uint8_t *remap_next(Rows *self) {
   const uint8_t *in = r->in->next(r->in);
   const int w = r->rows.width;
   memset(r->next_error, 0, (size_t)(w + 2) * 4 * sizeof(float));
+  for (int x = 0; x < w; x++) premultiply(in + 4 * x, r->here + 4 * x);
+  if (r->first) memcpy(r->above, r->here, (size_t)w * 4);
+  r->first = 0;
   for (int x = 0; x < w; x++) {
     const uint8_t *p = in + 4 * x;
     uint8_t *out = r->row + 4 * x;
@@ -312,26 +366,37 @@ static const uint8_t *remap_next(Rows *self) {
       memcpy(out, pal_out[transparent_index], 4);
       continue;
     }
-    uint8_t pm[4];
-    premultiply(p, pm);
+    const uint8_t *pm = r->here + 4 * x, *left = x > 0 ? pm - 4 : pm, *right = x + 1 < w ? pm + 4 : pm, *up = r->above + 4 * x;
+    int edge = 0;
+    for (int k = 0; k < 4; k++)
+      edge |= abs(pm[k] - left[k]) > EDGE || abs(pm[k] - right[k]) > EDGE || abs(pm[k] - up[k]) > EDGE;
     /* The four channels as one vector: the same arithmetic, in the same order, as channel by channel. */
     const v128_t t = wasm_f32x4_add(wasm_f32x4_convert_i32x4(wasm_u32x4_extend_low_u16x8(wasm_u16x8_extend_low_u8x16(wasm_v128_load32_zero(pm)))), wasm_v128_load(r->error + (x + 1) * 4));
     v128_t v = wasm_f32x4_pmin(wasm_f32x4_pmax(t, wasm_f32x4_splat(0)), wasm_f32x4_splat(255));
     /* Premultiplied, no colour exceeds its alpha. */
     v = wasm_f32x4_pmin(v, wasm_i32x4_shuffle(v, v, 3, 3, 3, 3));
     const v128_t iv = wasm_i32x4_trunc_sat_f32x4(v);
-    const int key = (wasm_i32x4_extract_lane(iv, 0) >> 2) << 14 | (wasm_i32x4_extract_lane(iv, 1) >> 2) << 8 |
-                    (wasm_i32x4_extract_lane(iv, 2) >> 2) << 2 | (wasm_i32x4_extract_lane(iv, 3) >> 6);
-    int c = r->cache[key];
-    if (c == 0xFFFF) {
+    int c;
+    /* Only opaque colours are looked up by 6 bits a channel: for a translucent one, the same cell would span four
+       levels of alpha-scaled colour, into which a shadow's or an edge's few levels of colour fall whole. */
+    if (wasm_i32x4_extract_lane(iv, 3) == 255) {
+      const int key = (wasm_i32x4_extract_lane(iv, 0) >> 2) << 12 | (wasm_i32x4_extract_lane(iv, 1) >> 2) << 6 | wasm_i32x4_extract_lane(iv, 2) >> 2;
+      c = r->cache[key];
+      if (c == 0xFFFF) {
+        float fv[4], d;
+        wasm_v128_store(fv, v);
+        c = r->cache[key] = (uint16_t)nearest_of(fv, transparent_index, &d);
+      }
+    } else {
       float fv[4], d;
       wasm_v128_store(fv, v);
-      c = r->cache[key] = (uint16_t)nearest_of(fv, transparent_index, &d);
+      c = nearest_of(fv, transparent_index, &d);
     }
     memcpy(out, pal_out[c], 4);
     const v128_t raw = wasm_f32x4_sub(v, wasm_v128_load(pal[c]));
-    /* Errors under DEAD_ZONE are not carried: flat areas map to one colour instead of a pattern of two. */
-    const v128_t e = wasm_v128_andnot(wasm_f32x4_mul(raw, wasm_f32x4_splat(DITHER)), wasm_f32x4_lt(wasm_f32x4_abs(raw), wasm_f32x4_splat(DEAD_ZONE)));
+    /* Errors under DEAD_ZONE are not carried: flat areas map to one colour instead of a pattern of two; nor is the
+       error of a pixel on an edge, where it would spread speckles into the flat side. */
+    const v128_t e = wasm_v128_andnot(wasm_f32x4_mul(raw, wasm_f32x4_splat(edge ? 0.f : DITHER)), wasm_f32x4_lt(wasm_f32x4_abs(raw), wasm_f32x4_splat(DEAD_ZONE)));
     float *here = r->error + (x + 2) * 4, *below = r->next_error + x * 4;
 #define SPREAD(at, weight) wasm_v128_store(at, wasm_f32x4_add(wasm_v128_load(at), wasm_f32x4_div(wasm_f32x4_mul(e, wasm_f32x4_splat(weight)), wasm_f32x4_splat(16))))
     SPREAD(here, 7);
@@ -340,6 +405,9 @@ static const uint8_t *remap_next(Rows *self) {
     SPREAD(below + 8, 1);
 #undef SPREAD
   }
+  uint8_t *swap = r->above;
+  r->above = r->here;
+  r->here = swap;
   float *t = r->error;
   r->error = r->next_error;
   r->next_error = t;
@@ -350,6 +418,8 @@ static void remap_close(Rows *self) {
   Remap *r = (Remap *)self;
   r->in->close(r->in);
   free(r->row);
+  free(r->here);
+  free(r->above);
   free(r->error);
   free(r->next_error);
   free(r->cache);
@@ -365,10 +435,13 @@ Rows *rows_remap(Rows *in) {
   r->rows.alpha = transparent_index >= 0 || in->alpha;
   r->rows.grey = 0;
   r->row = lean_alloc((size_t)in->width * 4);
+  r->here = lean_alloc((size_t)in->width * 4);
+  r->above = lean_alloc((size_t)in->width * 4);
+  r->first = 1;
   r->error = lean_alloc((size_t)(in->width + 2) * 4 * sizeof(float));
   r->next_error = lean_alloc((size_t)(in->width + 2) * 4 * sizeof(float));
   memset(r->error, 0, (size_t)(in->width + 2) * 4 * sizeof(float));
-  r->cache = lean_alloc((size_t)1 << 20 << 1);
-  memset(r->cache, 0xFF, (size_t)1 << 20 << 1);
+  r->cache = lean_alloc((size_t)1 << 18 << 1);
+  memset(r->cache, 0xFF, (size_t)1 << 18 << 1);
   return &r->rows;
 }
