@@ -76,6 +76,24 @@ describe('format=png with quality: a palette', () => {
     for (const [i, colour] of strokes.entries()) expect(colourDistance(pixel(out, 70, i * 40 + 10).slice(0, 3), colour)).toBeLessThan(20)
   })
 
+  it('fully transparent pixels scattered through a nearly transparent area cost next to nothing', async () => {
+    // A wallpaper's faint overlay: alpha 1, with a third of the pixels (at random) at alpha 0. Alpha 0 and 1 look the
+    // same; giving each alpha-0 pixel its own entry would break every run of indices.
+    const width = 256, height = 256
+    const image = (scattered: boolean) => {
+      const pixels = new Uint8ClampedArray(width * height * 4)
+      for (let i = 0; i < width * height; i++) pixels.set([200, 100, 50, scattered && Math.imul(i, 2654435761) >>> 0 < 0x55555555 ? 0 : 1], i * 4)
+      return pngOf(new ImageData(pixels, width, height))
+    }
+    const answer = async (source: Uint8Array) => okBytes(await compress(source, { format: 'png', quality: 80 }, png))
+    const even = await answer(await image(false))
+    const scattered = await answer(await image(true))
+    expect(colourType(scattered)).toBe(3)
+    expect(scattered.length).toBeLessThan(even.length * 2)
+    const out = (await decode(scattered)).image
+    for (let i = 3; i < out.data.length; i += 4) expect(out.data[i]).toBeLessThanOrEqual(1)
+  })
+
   it('colors caps the palette', async () => {
     const res = await compress(fixture('photo.png'), { format: 'png', colors: 16, effort: 0 }, png)
     const body = await okBytes(res)

@@ -359,11 +359,17 @@ static const uint8_t *remap_next(Rows *self) {
   for (int x = 0; x < w; x++) premultiply(in + 4 * x, r->here + 4 * x);
   if (r->first) memcpy(r->above, r->here, (size_t)w * 4);
   r->first = 0;
+  int previous = -1; /* the entry of the pixel to the left */
   for (int x = 0; x < w; x++) {
     const uint8_t *p = in + 4 * x;
     uint8_t *out = r->row + 4 * x;
     if (p[3] == 0 && transparent_index >= 0) {
-      memcpy(out, pal_out[transparent_index], 4);
+      /* A fully transparent pixel among nearly transparent ones keeps its left neighbour's entry when that is within 1
+         level of transparent (premultiplied): the same to see, and a noisy wallpaper's scattered alpha-0 pixels no
+         longer break every run of indices (a 1920x1200 one: 0.37x the bytes). */
+      const int c = previous >= 0 && pal[previous][0] <= 1 && pal[previous][1] <= 1 && pal[previous][2] <= 1 && pal[previous][3] <= 1 ? previous : transparent_index;
+      memcpy(out, pal_out[c], 4);
+      previous = c;
       continue;
     }
     const uint8_t *pm = r->here + 4 * x, *left = x > 0 ? pm - 4 : pm, *right = x + 1 < w ? pm + 4 : pm, *up = r->above + 4 * x;
@@ -392,6 +398,7 @@ static const uint8_t *remap_next(Rows *self) {
       wasm_v128_store(fv, v);
       c = nearest_of(fv, transparent_index, &d);
     }
+    previous = c;
     memcpy(out, pal_out[c], 4);
     const v128_t raw = wasm_f32x4_sub(v, wasm_v128_load(pal[c]));
     /* Errors under DEAD_ZONE are not carried: flat areas map to one colour instead of a pattern of two; nor is the
