@@ -64,7 +64,7 @@ export const png: Codec = {
       min: 1,
       max: 100,
       default: 100,
-      description: 'Given (or colors, 2-256, the most palette entries): lossy PNG, a palette of the fewest colours whose quality reaches it (100 is 50 dB on a sample, 80 44 dB, 60 38 dB; and no colour of more than 0.1 % of the sample left further than 4 + 0.3 x (100 - quality) from its entry), dithered. Not given: lossless.',
+      description: 'Given (or colors, 2-256, the most palette entries): lossy PNG, a palette of the fewest colours whose quality reaches it (100 is 50 dB on a sample, 80 44 dB, 60 38 dB; and no colour of more than 0.1 % of the sample left further than 4 + 0.2 x (100 - quality) from its entry), dithered. Not given: lossless.',
     },
     effort: effortOption(
       4,

@@ -14,8 +14,8 @@
  * (512 KiB), two rows of errors and one of the input.
  *
  * quality = (PSNR of the sample against the palette - 20) x 10 / 3, clamped to 0-100: 50 dB and over is 100,
- * 44 dB 80, 38 dB 60, 32 dB 40; and no box with more than FAR_SHARE of the sample farther than 4 + 0.3 x (100 -
- * quality) from its colour (premultiplied RGBA, Euclidean): 4 at quality 100, 10 at 80, 16 at 60.
+ * 44 dB 80, 38 dB 60, 32 dB 40; and no box with more than FAR_SHARE of the sample farther than 4 + 0.2 x (100 -
+ * quality) from its colour (premultiplied RGBA, Euclidean): 4 at quality 100, 8 at 80, 12 at 60, 16 at 40.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -33,7 +33,7 @@
 #define EDGE 16
 /* The share of the sample (in thousandths) that may lie far from its box's colour; the distance, by quality. */
 #define FAR_SHARE 1
-#define FAR_DISTANCE(quality) (4 + 0.3 * (100 - (quality)))
+#define FAR_DISTANCE(quality) (4 + 0.2 * (100 - (quality)))
 
 /* The sample, premultiplied RGBA; fully transparent pixels are counted apart. */
 static uint8_t (*sample)[4];
