@@ -183,7 +183,7 @@ export const MEMORY_MODEL = {
      * the lean memory by 3.5 MiB over the same conversion without colour (docs/benchmarks.md item 25); a P3 one by 0.2.
      */
     colourMiB: 4,
-    /** Lossy PNG's quantiser (wasm/lean/quant.c): the sample (0.25 MiB), its order (0.25), the nearest-colour cache (2) and error rows. */
+    /** Lossy PNG's quantiser (wasm/lean/quant.c): the sample (0.25 MiB), its order (0.25), the nearest-colour cache (0.5; 2 when this was set, kept as measured under it) and rows of errors and input. */
     paletteMiB: 3,
     /**
      * quality=auto's scoring (wasm/lean/score.c): 19 float planes, the decoded try and the tile's copy, about 88 B per

@@ -96,11 +96,13 @@ export function hasTransparency(image: ImageData): boolean {
 export function greyPng(width: number, height: number): Promise<Uint8Array> {
   const pixels = new Uint8ClampedArray(width * height * 4).fill(128)
   for (let i = 3; i < pixels.length; i += 4) pixels[i] = 255
-  return CODECS.png.encode!(new ImageData(pixels, width, height), { quality: 100, lossless: true, effort: 0 }).then(({ bytes }) => bytes)
+  return pngOf(new ImageData(pixels, width, height))
 }
 
 /** Pixels as a lossless PNG, made with the project's own PNG encoder. */
-export const pngOf = (image: ImageData): Promise<Uint8Array> => CODECS.png.encode!(image, { quality: 100, lossless: true, effort: 0 }).then(({ bytes }) => bytes)
+export function pngOf(image: ImageData): Promise<Uint8Array> {
+  return CODECS.png.encode!(image, { quality: 100, lossless: true, effort: 0 }).then(({ bytes }) => bytes)
+}
 
 /** A PNG of width x height whose pixel at column x is `colour(x)` (RGBA) on every row. */
 export function translucentPng(width: number, height: number, colour: (x: number) => readonly [number, number, number, number]): Promise<Uint8Array> {

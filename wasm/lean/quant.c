@@ -6,8 +6,8 @@
  * the sample farther from its colour than a distance that shrinks with the quality: a colour used by few pixels (a
  * syntax colour in a screenshot's text, an icon) is not averaged away for the sake of the mean. The rows are then
  * mapped to it one at a time with Floyd-Steinberg error diffusion, softened (DITHER of the error is carried, none under
- * DEAD_ZONE, none from a pixel on an edge, which hides it) so flat areas stay flat. Colours are compared premultiplied by alpha; fully transparent pixels
- * share one entry. The nearest entry is searched four entries at a time and a pixel's four channels are dithered as one
+ * DEAD_ZONE, none from a pixel on an edge, which hides it) so flat areas stay flat. Colours are compared premultiplied
+ * by alpha; fully transparent pixels share one entry. The nearest entry is searched four entries at a time and a pixel's four channels are dithered as one
  * vector (WebAssembly SIMD128), each in the scalar code's order of operations.
  *
  * Memory does not follow the image: the sample (256 KiB) and two arrays as long (the sort's), a nearest-colour cache
@@ -103,11 +103,13 @@ static void box_stats(Box *b, const uint32_t *order) {
       b->sq[k] += v * v;
     }
   const double n = b->to - b->from;
+  double mean[4];
+  for (int k = 0; k < 4; k++) mean[k] = b->sum[k] / n;
   b->far = 0;
   for (int i = b->from; i < b->to; i++) {
     double d = 0;
     for (int k = 0; k < 4; k++) {
-      const double e = sample[order[i]][k] - b->sum[k] / n;
+      const double e = sample[order[i]][k] - mean[k];
       d += e * e;
     }
     b->far += d > far_limit;
