@@ -10,7 +10,8 @@
 //             flattened (scripts/lib/check-images.mjs).
 // Each image goes to a fresh `wrangler dev` as PNG, at the format's default quality and with quality=auto (at each
 // --targets, or the format's default target). The answer is scored against the image sent by SSIMULACRA 2: the
-// reference tool (libjxl's, built from cloudinary/ssimulacra2) at $SSIMULACRA2 or .cache/ssimulacra2-ref/ssimulacra2.
+// reference tool (libjxl's, built from cloudinary/ssimulacra2) at $SSIMULACRA2 or .cache/ssimulacra2-ref/ssimulacra2, or
+// with SSIMULACRA2=lean the worker's own (wasm/lean/score.c in this process, within a fraction of a point of the tool).
 // Reported per format and target, for each set and both together: total bytes as a ratio to the fixed quality's, and
 // the scores' mean, spread (standard deviation) and worst case, for both.
 import { execFileSync } from 'node:child_process'
@@ -22,6 +23,7 @@ import sharp from 'sharp'
 import { scoreStats as stats } from './lib/bench-report.mjs'
 import { checkImages } from './lib/check-images.mjs'
 import { killStarted, startWorker } from './lib/devserver.mjs'
+import { createLeanScorer } from './lib/lean-score.mjs'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const TOOL = process.env.SSIMULACRA2 ?? path.join(ROOT, '.cache', 'ssimulacra2-ref', 'ssimulacra2')
@@ -32,10 +34,12 @@ const arg = (name, fallback) => {
 const SET = arg('set', 'all')
 const FORMATS = arg('formats', 'jpeg,webp,avif').split(',')
 const TARGETS = arg('targets', '').split(',').filter(Boolean).map(Number)
-if (!fs.existsSync(TOOL)) throw new Error(`no SSIMULACRA 2 tool at ${TOOL} (set SSIMULACRA2)`)
+const lean = TOOL === 'lean' ? await createLeanScorer(ROOT, sharp) : undefined
+if (!lean && !fs.existsSync(TOOL)) throw new Error(`no SSIMULACRA 2 tool at ${TOOL} (set SSIMULACRA2, or SSIMULACRA2=lean)`)
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgedge-autoq-'))
 async function ssimulacra2(original, answer) {
+  if (lean) return lean.score(await lean.rgba(original), answer)
   const a = path.join(dir, 'a.png')
   const b = path.join(dir, 'b.png')
   fs.writeFileSync(a, original)

@@ -74,6 +74,9 @@ interface LeanExports {
   px_to_png(level: number, strategies: number): number
   px_to_avif(quality: number, speed: number, flags: number): number
   px_mosaic(spans: number, nx: number, ny: number): number
+  px_score(distorted: number, alpha: number): number
+  px_aside(): void
+  px_score_aside(alpha: number): number
   sc_score(reference: number, distorted: number, width: number, height: number, alpha: number): number
   ae_whole(maxPixels: number): void
   ae_start(width: number, height: number, quality: number, speed: number, flags: number): void
@@ -767,6 +770,32 @@ export class LeanCodec {
     this.exports.lean_free(a)
     this.exports.lean_free(b)
     return score
+  }
+
+  /**
+   * Sink for quality=auto's check of the whole answer (score.c): SSIMULACRA 2 of `distorted` (the answer decoded, the
+   * rows' size; taken over when it is a view of this instance) against the rows, read a row of each at a time.
+   */
+  rowsScore(distorted: ImageData, alpha: boolean): number {
+    const { width, height } = this.rowsSize()
+    if (distorted.width !== width || distorted.height !== height) throw new LeanFailure('images of different sizes')
+    const ptr = this.pixelsIn(distorted)
+    const score = this.exports.px_score(ptr, alpha ? 1 : 0)
+    this.exports.lean_free(ptr)
+    return score
+  }
+
+  /** Sets the pipeline built so far (quality=auto: the answer's source) aside, for rowsScoreAside. */
+  rowsAside(): void {
+    this.exports.px_aside()
+  }
+
+  /**
+   * Sink for quality=auto's check, as rowsScore, against the pipeline set aside (rowsAside) in place of a decoded
+   * image: the two are read a row of each at a time, and both closed.
+   */
+  rowsScoreAside(alpha: boolean): number {
+    return this.exports.px_score_aside(alpha ? 1 : 0)
   }
 
   /** Sink: the whole image as RGBA, a view of the instance's memory (for the encoders outside the lean codec). */

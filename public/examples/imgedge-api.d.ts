@@ -130,7 +130,7 @@ export interface components {
             effort: number;
             /** @description With `quality=auto` or `max_bytes`: the quality the answer was encoded at. */
             quality?: number;
-            /** @description With `quality=auto`: the SSIMULACRA 2 score (0-100) of the answer's sample at that quality. */
+            /** @description With `quality=auto`: the SSIMULACRA 2 score (0-100) of the answer at that quality, scored whole where it was checked, else of its sample. */
             score?: number;
             /** @description Lossy PNG: the palette's size and the quality it reached. */
             palette?: {
@@ -308,7 +308,7 @@ export interface operations {
             query?: {
                 /** @description Output format; default: the input's (GIF becomes PNG). `auto` picks from Accept: AVIF, WebP, then the input's family, the first that fits the limits. */
                 format?: "jpeg" | "png" | "webp" | "avif" | "jpg" | "auto";
-                /** @description Lossy quality 1-100; defaults per format in /api/formats. With format=png: the palette's target (lossy PNG: the fewest colours that reach it). `auto`: the lowest quality whose output reaches a perceptual `target` (SSIMULACRA 2), searched per image on a sample of it (up to 6 trial encodes); `X-Quality` and `X-Score` say what was chosen. */
+                /** @description Lossy quality 1-100; defaults per format in /api/formats. With format=png: the palette's target (lossy PNG: the fewest colours that reach it). `auto`: the lowest quality whose output reaches a perceptual `target` (SSIMULACRA 2), searched per image on a sample of it (up to 6 trial encodes), then the answer checked whole and encoded again where it misses (up to 3 more encodes); `X-Quality` and `X-Score` say what was chosen. */
                 quality?: "auto" | number;
                 /** @description With quality=auto: the SSIMULACRA 2 score to reach (90 visually lossless, 80 very high, 70 high, 50 medium quality). Default per format in /api/formats (`autoQuality.target`): for JPEG, WebP and AVIF calibrated to cost on average no more bytes than the default quality over a mixed set of photos and graphics, spent where the image needs them. */
                 target?: number;
@@ -379,7 +379,7 @@ export interface operations {
                     "X-Effort"?: string;
                     /** @description With `quality=auto`: the quality chosen (the lowest that reaches `target`); with `max_bytes`: the highest that fits. */
                     "X-Quality"?: string;
-                    /** @description With `quality=auto`: the SSIMULACRA 2 score (0-100) of the answer's sample at X-Quality, e.g. `71.42`. */
+                    /** @description With `quality=auto`: the SSIMULACRA 2 score (0-100) of the answer at X-Quality, scored whole where it was checked, else of its sample, e.g. `71.42`. */
                     "X-Score"?: string;
                     /** @description Lossy PNG: the colours in its palette. */
                     "X-Palette-Colors"?: string;
@@ -677,7 +677,7 @@ export interface operations {
                     "X-Effort"?: string;
                     /** @description With `quality=auto`: the quality chosen (the lowest that reaches `target`); with `max_bytes`: the highest that fits. */
                     "X-Quality"?: string;
-                    /** @description With `quality=auto`: the SSIMULACRA 2 score (0-100) of the answer's sample at X-Quality, e.g. `71.42`. */
+                    /** @description With `quality=auto`: the SSIMULACRA 2 score (0-100) of the answer at X-Quality, scored whole where it was checked, else of its sample, e.g. `71.42`. */
                     "X-Score"?: string;
                     /** @description Lossy PNG: the colours in its palette. */
                     "X-Palette-Colors"?: string;

@@ -49,10 +49,11 @@ export const SEARCH_SHARE = 0.3
 /** Score points per quality step assumed before two tries give a slope (SSIMULACRA 2 over libjpeg-style scales). */
 const SLOPE = 0.7
 
-/** The search's answer: the quality chosen and the sample's score at it. */
+/** The search's answer: the quality chosen and the sample's score at it, and score points per quality step near it. */
 export interface AutoQuality {
   quality: number
   score: number
+  slope?: number
 }
 
 /**
@@ -101,7 +102,86 @@ export async function searchQuality(
   return chosenOf(scores, scores.has(chosen) ? chosen : Math.max(...scores.keys()))
 }
 
-const chosenOf = (scores: Map<number, number>, quality: number): AutoQuality => ({ quality, score: Math.round(scores.get(quality)! * 100) / 100 })
+const chosenOf = (scores: Map<number, number>, quality: number): AutoQuality => ({ quality, score: Math.round(scores.get(quality)! * 100) / 100, slope: slopeNear(scores, quality) })
+
+/** Score points per quality step between the two tried qualities nearest `quality` (SLOPE when they say nothing usable). */
+function slopeNear(scores: Map<number, number>, quality: number): number {
+  const [a, b] = [...scores.keys()].sort((x, y) => Math.abs(x - quality) - Math.abs(y - quality))
+  if (a === undefined || b === undefined) return SLOPE
+  const slope = (scores.get(a)! - scores.get(b)!) / (a - b)
+  return Number.isFinite(slope) ? Math.min(3, Math.max(0.2, slope)) : SLOPE
+}
+
+/**
+ * quality=auto's check of the whole answer: the sample's worst tile is a few points over or under the whole image's
+ * score (docs/benchmarks.md items 27-28: -2.8 to +6.6 on WebP), so the answer at the searched quality is scored whole
+ * (against the rows it was encoded from, wasm/lean/score.c) and, where it misses the target by more than `below` or
+ * passes it by more than `above` (bytes for nothing), encoded again at the quality that the miss and the slope
+ * point to (at most `step` qualities away: where the sample missed, its slope may too), then between the two, at most
+ * `tries` more times (each try at 1 MP costs about the fixed quality's whole request again), each only while the CPU
+ * budget lasts (`share` of cpu_ms, counting the search). `below` 0: the answer reaches the target whenever a tried
+ * quality does.
+ */
+export const CHECK = { below: 0, above: 3, tries: 3, step: 10, share: 0.5 } as const
+
+/**
+ * Score points per quality step of the whole answers: between the last two scored once there are two (a whole image's
+ * score may move a fifth as fast as its tiles'), else the search's `slope`.
+ */
+function slopeOf(tried: readonly { quality: number; score: number }[], slope: number): number {
+  if (tried.length < 2) return slope
+  const [a, b] = tried.slice(-2) as [{ quality: number; score: number }, { quality: number; score: number }]
+  const secant = (b.score - a.score) / (b.quality - a.quality)
+  return Number.isFinite(secant) ? Math.min(3, Math.max(0.1, secant)) : slope
+}
+
+/** An answer that was scored whole: its quality, its whole score, and what the encode made (the answer). */
+export interface Checked<P> {
+  quality: number
+  score: number
+  pass: P
+}
+
+/**
+ * From the answer at the searched quality, the answer quality=auto gives: the lowest quality tried whose whole score is
+ * within CHECK.below of the target, else the highest tried. `scoreOf` scores an answer whole; `encodeAt` makes the
+ * answer at another quality; `outOfTime` is asked before each.
+ *
+ * @example
+ * const { quality, score, pass } = await settleQuality({ quality: 72, pass }, { low: 20, high: 95, target: 70 }, 0.7, scoreOf, encodeAt, () => budget.exhausted())
+ */
+export async function settleQuality<P>(
+  first: { quality: number; pass: P },
+  { low, high, target }: { low: number; high: number; target: number },
+  slope: number,
+  scoreOf: (pass: P) => Promise<number>,
+  encodeAt: (quality: number) => Promise<P>,
+  outOfTime: () => boolean,
+): Promise<Checked<P>> {
+  const tried: Checked<P>[] = [{ ...first, score: await scoreOf(first.pass) }]
+  const reaches = (c: Checked<P>) => c.score >= target - CHECK.below
+  for (let extra = 0; extra < CHECK.tries; extra++) {
+    const reached = tried.filter(reaches).sort((a, b) => a.quality - b.quality)[0]
+    const missed = tried.filter((c) => !reaches(c)).sort((a, b) => b.quality - a.quality)[0]
+    let next: number
+    if (reached && missed) {
+      if (reached.quality - missed.quality <= 1) break
+      const t = reached.score > missed.score ? (target - missed.score) / (reached.score - missed.score) : 0.5
+      next = Math.min(reached.quality - 1, Math.max(missed.quality + 1, Math.round(missed.quality + t * (reached.quality - missed.quality))))
+    } else if (reached) {
+      if (reached.score <= target + CHECK.above || reached.quality === low) break
+      next = Math.max(low, reached.quality - Math.min(CHECK.step, Math.max(1, Math.floor((reached.score - target) / slopeOf(tried, slope)))))
+    } else {
+      if (missed!.quality === high) break
+      next = Math.min(high, missed!.quality + Math.min(CHECK.step, Math.max(2, Math.ceil((target - missed!.score) / slopeOf(tried, slope)))))
+    }
+    if (tried.some((c) => c.quality === next) || outOfTime()) break
+    const pass = await encodeAt(next)
+    tried.push({ quality: next, pass, score: await scoreOf(pass) })
+  }
+  const chosen = tried.filter(reaches).sort((a, b) => a.quality - b.quality)[0] ?? tried.sort((a, b) => b.quality - a.quality)[0]!
+  return { ...chosen, score: Math.round(chosen.score * 100) / 100 }
+}
 
 /** The sample's tiles, cut apart from where the sink laid them side by side (its spans, in order, from 0). */
 export function tilesOf(sample: ImageData, output: { width: number; height: number }): ImageData[] {

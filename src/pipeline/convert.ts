@@ -3,10 +3,10 @@ import { CODECS, type OutputFormat } from '../codecs/registry'
 import { decoderMemoryCap, type EncodeSettings } from '../codecs/types'
 import { ApiError } from '../errors'
 import type { Limits } from '../env'
-import { copyParts } from '../lib/bytes'
+import { copyParts, joinParts } from '../lib/bytes'
 import { Stopwatch } from '../lib/stopwatch'
 import { TryBudget } from '../lib/try-budget'
-import { type AutoQuality, chooseQuality, sampleSpansOf } from './auto-quality'
+import { type AutoQuality, CHECK, chooseQuality, sampleSpansOf, settleQuality } from './auto-quality'
 import { atQuality, decodeImage, encodeImage, transcode } from './codec'
 import { convertFrames, flatGifMode } from './frames'
 import { checkAlphaPlane, checkInput, hasRowSource, mayAnswerWithInput } from './limits'
@@ -14,7 +14,7 @@ import { inputAsAnswer, metadataFor, withMetadata } from './metadata'
 import { chooseOutput, formatCandidates } from './negotiate'
 import type { CompressOptions } from './options'
 import { byteLength, type Encoded, type Outcome } from './respond'
-import { convertRows, sampleRows } from './rows'
+import { convertRows, sampleRows, scoreRows } from './rows'
 import { readHeader, uprightSize } from './sniff'
 import { applyGeometry, fitToDecoded, flatten, type Geometry, hasTransparency, paddingColour, parseColour, planGeometry } from './transform'
 
@@ -215,6 +215,26 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
 
   // (with max_bytes the sink never gives up early: the input may be over the target too)
   let pass = await encodeAt(settings, unchanged && options.max_bytes === undefined ? candidateBytes : undefined)
+  // quality=auto: the answer scored whole against the rows it came from, encoded again where it misses the target
+  if (auto && plan.checkWhole && pass.output !== undefined) {
+    const clock = new Stopwatch()
+    const budget = new TryBudget(CHECK.share * limits.cpuLimitMs, searchMs)
+    let carried = pass.timings.decode + pass.timings.transform + pass.timings.encode // the first try's encode
+    let checkMs = 0
+    const scoreOf = async ({ output }: Pass) => {
+      const score = await scoreRows(bytes, header, plan, geometry, background, metadata, Array.isArray(output) ? joinParts(output) : output!)
+      const lap = await clock.lap()
+      budget.record(carried + lap)
+      checkMs += lap
+      carried = 0
+      return score
+    }
+    const settled = await settleQuality({ quality: auto.quality, pass }, settings.autoQuality!, auto.slope ?? 0.7, scoreOf, (q) => encodeAt(atQuality(settings, q), undefined), () => budget.exhausted())
+    ;({ pass } = settled)
+    auto = { quality: settled.quality, score: settled.score }
+    settings = atQuality(settings, settled.quality)
+    searchMs += checkMs
+  }
   let quality = settings.quality
   if (options.max_bytes !== undefined) ({ pass, quality } = await fitInto(options.max_bytes, format, settings, pass, encodeAt, options.lossless === true, { spentMs: searchMs, cpuLimitMs: limits.cpuLimitMs }))
   const { output, size, palette } = pass

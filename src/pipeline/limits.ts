@@ -197,6 +197,28 @@ export const MEMORY_MODEL = {
      * 12 MP 53.1-66.7 against 51, as many tries as the CPU limit let run).
      */
     pngPassesMiB: { search: 4, fit: 16 },
+    /**
+     * quality=auto's check of the whole answer (`checkMiB`): the answer read as rows (its decoder's state and planes, its
+     * file: a JPEG's band of rows, a lossy WebP's YUV planes, 7 MiB per MP with alpha, an AVIF's planes and dav1d's
+     * state, a PNG's zlib stream) or, where it needs the input's decoder, decoded whole (RGBA and the decoder's file);
+     * then the score's rows, per 1000 px of width (twice for a format with alpha: two backgrounds).
+     */
+    check: {
+      streamed: {
+        jpeg: { baseMiB: 1, perMP: 1.5 },
+        webp: { baseMiB: 3, perMP: 2 },
+        webpAlpha: { baseMiB: 3, perMP: 8 },
+        avif: { baseMiB: 4, perMP: 5 },
+        png: { baseMiB: 5, perMP: 3 },
+      } as Readonly<Record<OutputFormat | 'webpAlpha', { baseMiB: number; perMP: number }>>,
+      whole: {
+        jpeg: { baseMiB: 1, perMP: 5 },
+        webp: { baseMiB: 3, perMP: 6 },
+        avif: { baseMiB: 4, perMP: 8 },
+        png: { baseMiB: 5, perMP: 6 },
+      } as Readonly<Record<OutputFormat, { baseMiB: number; perMP: number }>>,
+      scorePerKpxWide: 2,
+    },
     sink: {
       jpeg: { baseMiB: 2, perMP: 3.4 },
       jpegBaseline: { baseMiB: 2, perMP: 0.8 },
@@ -273,6 +295,11 @@ export interface ConversionPlan {
   lossless: boolean
   /** quality=auto: the sample is scored before the encode (`searchMiB`). */
   autoQuality: boolean
+  /**
+   * quality=auto: the whole answer is scored after the encode, against the rows built again (`checkMiB`), where the
+   * input has a row source and that fits the budget beside the conversion; otherwise the sample's score stands.
+   */
+  checkWhole: boolean
   /** max_bytes: lower qualities may be tried after the first pass (a PNG's: `rows.pngPassesMiB.fit`). */
   fitTo: boolean
   /**
@@ -299,6 +326,14 @@ export interface ConversionPlan {
  * planConversion(header, 'webp', planGeometry(4032, 3024, { width: 1600 }), settings, limits).route // 'rows'
  */
 export function planConversion(header: ImageHeader, format: OutputFormat, geometry: Geometry, settings: EncodeSettings, limits: Limits, leanResidentMiB = 0): ConversionPlan {
+  const plan = planRoute(header, format, geometry, settings, limits, leanResidentMiB)
+  // quality=auto's check of the whole answer, where it fits beside the conversion (max_bytes checks sizes instead)
+  const checked = { ...plan, checkWhole: true }
+  const checks = plan.autoQuality && !plan.fitTo && plan.route !== 'frames' && hasRowSource(header) && estimateMiB(checked, leanResidentMiB) <= limits.memoryBudgetMiB
+  return checks ? checked : plan
+}
+
+function planRoute(header: ImageHeader, format: OutputFormat, geometry: Geometry, settings: EncodeSettings, limits: Limits, leanResidentMiB: number): ConversionPlan {
   const { crop, resize, canvas } = geometry
   const at = (scale: number, turbo = false): ConversionPlan => ({
     header,
@@ -316,6 +351,7 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
     padded: resize.width !== canvas.width || resize.height !== canvas.height,
     lossless: settings.lossless,
     autoQuality: settings.autoQuality !== undefined,
+    checkWhole: false,
     fitTo: settings.fitTo !== undefined,
     bufferedJpeg: format === 'jpeg',
     lowMemoryWebp: false,
@@ -469,9 +505,29 @@ function rowsLeanMiB(plan: ConversionPlan, progressive: number): number {
   const m = MEMORY_MODEL
   const r = m.rows
   const { header } = plan
+  const outMP = (plan.width * plan.height) / 1e6
+  const fileMiB = header.fileBytes !== undefined ? header.fileBytes / 2 ** 20 : (r.assumedFileMiBPerMP[header.format] ?? 1) * ((header.width * header.height) / 1e6)
+  const avif = plan.format === 'avif' ? encoderTerm(plan) : undefined
+  const sink =
+    avif ? { baseMiB: r.sink.avifBand.baseMiB + avif.baseMiB, perMP: r.sink.avifBand.perMP + avif.perMP }
+    : plan.format === 'webp' && plan.lossless ? m.webpLosslessEncode
+    : plan.format === 'jpeg' && !plan.turbo ? (plan.trellisPasses ? r.sink.mozjpegPasses : r.sink.mozjpeg)
+    : plan.format === 'jpeg' && !plan.bufferedJpeg ? r.sink.jpegBaseline
+    : plan.format === 'webp' && plan.lowMemoryWebp ? r.sink.webpLowMemory
+    : r.sink[plan.format as 'jpeg' | 'webp' | 'png']
+  const answer = mayAnswerWithInput(plan) ? r.answerPerFileMiB * fileMiB : 0
+  const palette = plan.format === 'png' && !plan.lossless ? r.paletteMiB : 0
+  const passes = plan.format === 'png' ? (plan.autoQuality ? r.pngPassesMiB.search : 0) + (plan.fitTo ? r.pngPassesMiB.fit : 0) : 0
+  return rowsSourceMiB(plan, progressive) + answer + palette + passes + sink.baseMiB + sink.perMP * outMP
+}
+
+/** The row pipeline's source, its colours and transforms (rowsLeanMiB without the sink; quality=auto's check builds them again). */
+function rowsSourceMiB(plan: ConversionPlan, progressive: number): number {
+  const m = MEMORY_MODEL
+  const r = m.rows
+  const { header } = plan
   const inMP = (header.width * header.height) / 1e6
   const decodedMP = plan.decodedPixels / 1e6
-  const outMP = (plan.width * plan.height) / 1e6
   const fileMiB = header.fileBytes !== undefined ? header.fileBytes / 2 ** 20 : (r.assumedFileMiBPerMP[header.format] ?? 1) * inMP
   const file = (r.filePerMiB[header.format] ?? 3) * fileMiB
   let source: number
@@ -493,18 +549,8 @@ function rowsLeanMiB(plan: ConversionPlan, progressive: number): number {
   }
   const turned = header.orientation > 1 ? r.turnedPerMP * decodedMP : 0
   const resize = plan.resized ? plan.ringMiB : 0
-  const avif = plan.format === 'avif' ? encoderTerm(plan) : undefined
-  const sink =
-    avif ? { baseMiB: r.sink.avifBand.baseMiB + avif.baseMiB, perMP: r.sink.avifBand.perMP + avif.perMP }
-    : plan.format === 'webp' && plan.lossless ? m.webpLosslessEncode
-    : plan.format === 'jpeg' && !plan.turbo ? (plan.trellisPasses ? r.sink.mozjpegPasses : r.sink.mozjpeg)
-    : plan.format === 'jpeg' && !plan.bufferedJpeg ? r.sink.jpegBaseline
-    : plan.format === 'webp' && plan.lowMemoryWebp ? r.sink.webpLowMemory
-    : r.sink[plan.format as 'jpeg' | 'webp' | 'png']
-  const answer = mayAnswerWithInput(plan) ? r.answerPerFileMiB * fileMiB : 0
-  const colour = (header.colour === 'srgb' ? 0 : r.colourMiB) + (plan.format === 'png' && !plan.lossless ? r.paletteMiB : 0)
-  const passes = plan.format === 'png' ? (plan.autoQuality ? r.pngPassesMiB.search : 0) + (plan.fitTo ? r.pngPassesMiB.fit : 0) : 0
-  return r.baseMiB + file + answer + source + turned + resize + colour + passes + sink.baseMiB + sink.perMP * outMP
+  const colour = header.colour === 'srgb' ? 0 : r.colourMiB
+  return r.baseMiB + file + source + turned + resize + colour
 }
 
 /**
@@ -525,8 +571,38 @@ export const mayAnswerWithInput = ({ format, header, resized, padded, cropPixels
  * they cost the larger of the two, not the sum.
  */
 export function estimateMiB(plan: ConversionPlan, leanResidentMiB = 0): number {
-  return MEMORY_MODEL.baseMiB + Math.max(estimateLeanMiB(plan) + searchMiB(plan), leanResidentMiB)
+  return MEMORY_MODEL.baseMiB + Math.max(estimateLeanMiB(plan) + searchMiB(plan), checkMiB(plan), leanResidentMiB)
 }
+
+/**
+ * quality=auto's check of the whole answer (src/pipeline/rows.ts, scoreRows): the answer as a row source beside the
+ * input's (its decoder's state and planes), or decoded whole first, where it needs the input's decoder; then the row
+ * source and transforms built again, and the score's rows. Charged on top of the conversion's own lean memory, not
+ * within it (npm run memory, 2026-11-26, the check run whatever the budget: a 12 MP JPEG to WebP, the answer read as
+ * rows, grew 84.4 MiB, the conversion alone 72.6; to JPEG, the answer decoded whole, 116.5 against 71.1): a source
+ * read as rows again takes what the conversion's gave back, a whole image does not.
+ */
+function checkMiB(plan: ConversionPlan): number {
+  if (!plan.checkWhole) return 0
+  const c = MEMORY_MODEL.rows.check
+  const { header, format } = plan
+  const outMP = (plan.width * plan.height) / 1e6
+  const progressive = header.format === 'jpeg' && header.progressive ? (MEMORY_MODEL.progressiveJpegPerMP * header.width * header.height) / 1e6 : 0
+  // (an answer with transparency is read with its alpha, and scored over two backgrounds)
+  const transparent = CODECS_WITH_ALPHA.has(format) && header.hasAlpha !== false
+  const streams = answerStreams(header.format, format)
+  const answer = streams ? c.streamed[format === 'webp' && transparent ? 'webpAlpha' : format] : c.whole[format]
+  const source = streams ? 0 : rowsSourceMiB(plan, progressive)
+  return estimateLeanMiB(plan) + source + answer.baseMiB + answer.perMP * outMP + c.scorePerKpxWide * (plan.width / 1000) * (transparent ? 2 : 1)
+}
+
+/**
+ * Whether quality=auto's check reads the answer as rows beside the input's: each decoder in the lean codec is one at a
+ * time (JPEG, WebP and AVIF each hold their file and state; PNG and GIF both read through the instance's one input).
+ */
+export const answerStreams = (input: FormatId, output: OutputFormat): boolean => input !== output && !(input === 'gif' && output === 'png')
+
+const CODECS_WITH_ALPHA: ReadonlySet<OutputFormat> = new Set(['webp', 'png', 'avif'])
 
 /** quality=auto: what scoring the sample adds (MEMORY_MODEL.rows.scorePerMP over the largest tile, scored one at a time). */
 function searchMiB(plan: ConversionPlan): number {

@@ -23,7 +23,7 @@ export const CompressOptionsSchema = z.strictObject({
     .optional()
     .openapi({
       description:
-        "Lossy quality 1-100; defaults per format in /api/formats. With format=png: the palette's target (lossy PNG: the fewest colours that reach it). `auto`: the lowest quality whose output reaches a perceptual `target` (SSIMULACRA 2), searched per image on a sample of it (up to 6 trial encodes); `X-Quality` and `X-Score` say what was chosen.",
+        "Lossy quality 1-100; defaults per format in /api/formats. With format=png: the palette's target (lossy PNG: the fewest colours that reach it). `auto`: the lowest quality whose output reaches a perceptual `target` (SSIMULACRA 2), searched per image on a sample of it (up to 6 trial encodes), then the answer checked whole and encoded again where it misses (up to 3 more encodes); `X-Quality` and `X-Score` say what was chosen.",
     }),
   target: z.coerce
     .number()

@@ -7,12 +7,12 @@ import { libwebpSettings } from '../codecs/webp'
 import { DecodeFailure, type EncodeSettings } from '../codecs/types'
 import type { Limits } from '../env'
 import type { Stopwatch } from '../lib/stopwatch'
-import { leanPass } from './codec'
-import { checkAlphaPlane, type ConversionPlan } from './limits'
+import { decodeImage, leanPass } from './codec'
+import { answerStreams, checkAlphaPlane, type ConversionPlan } from './limits'
 import type { Metadata } from './metadata'
 import type { Encoded } from './respond'
-import { type ImageHeader, uprightSize } from './sniff'
-import { fitToDecoded, type Geometry, paddingColour } from './transform'
+import { type ImageHeader, readHeader, uprightSize } from './sniff'
+import { fitToDecoded, type Geometry, hasTransparency, paddingColour } from './transform'
 
 export interface RowsResult {
   /** Undefined when the sink gave up at `giveUpAt` bytes (never-bigger: the input is the answer). */
@@ -100,6 +100,44 @@ export function sampleRows(
   return run(() => {
     buildRows(lean, bytes, header, plan, geometry, background, metadata)
     return lean.rowsToSample(spans)
+  })
+}
+
+/**
+ * quality=auto's check (src/pipeline/auto-quality.ts, settleQuality): SSIMULACRA 2 of the whole answer against the rows
+ * convertRows encoded it from, built again, read a row of each at a time by the score sink (wasm/lean/score.c); with
+ * `alpha`, over a dark and a light background, the lower. The answer is a row source of its own (a JPEG's rows, a WebP's
+ * or an AVIF's planes) beside the input's, unless the two need the same decoder (`answerStreams`): it is then decoded
+ * whole first.
+ *
+ * @example
+ * const score = await scoreRows(bytes, header, plan, geometry, [255, 255, 255], {}, answer)
+ */
+export async function scoreRows(
+  bytes: Uint8Array,
+  header: ImageHeader,
+  plan: ConversionPlan,
+  geometry: Geometry,
+  background: [number, number, number],
+  metadata: Metadata,
+  answer: Uint8Array,
+): Promise<number> {
+  const answerHeader = { ...readHeader(answer), fileBytes: answer.length }
+  const { lean, run } = leanPass(header)
+  const alpha = CODECS[plan.format].alpha && answerHeader.hasAlpha !== false
+  if (answerStreams(header.format, plan.format)) {
+    return run(() => {
+      openSource(lean, answer, answerHeader, 8)
+      lean.rowsAside()
+      buildRows(lean, bytes, header, plan, geometry, background, metadata)
+      return lean.rowsScoreAside(alpha)
+    })
+  }
+  const decoded = await decodeImage(answer, answerHeader)
+  const transparent = alpha && hasTransparency(decoded)
+  return run(() => {
+    buildRows(lean, bytes, header, plan, geometry, background, metadata)
+    return lean.rowsScore(decoded, transparent)
   })
 }
 

@@ -7,7 +7,7 @@ import { WEBP_ANIMATION_EFFORT_CAPS, WEBP_EFFORT_CAPS } from '../codecs/webp'
 import { limitsOf } from '../env'
 import { measuredMatrix } from '../lib/measured-matrix'
 import { MEMORY_MODEL } from '../pipeline/limits'
-import { MAX_TRIES, SAMPLE } from '../pipeline/auto-quality'
+import { CHECK, MAX_TRIES, SAMPLE } from '../pipeline/auto-quality'
 import { CompressOptionsSchema } from '../pipeline/options'
 
 /**
@@ -31,8 +31,9 @@ const AUTO_QUALITY = {
   metric: 'SSIMULACRA 2 (0-100: 90 visually lossless, 80 very high, 70 high, 50 medium quality), as libjxl\'s tool within about 0.3 on photos',
   sample: `the output itself up to ${SAMPLE.tile * SAMPLE.count} px a side, else ${SAMPLE.count} x ${SAMPLE.count} tiles of ${SAMPLE.tile} px at full resolution, each encoded and scored on its own; the worst tile counts`,
   maxTrialEncodes: MAX_TRIES,
-  choice: 'the lowest quality whose sample reaches the target; the highest allowed when none does',
-  calibration: 'JPEG, WebP and AVIF: the default target costs on average no more bytes than the default quality over 21 images (photos at 1600 px, full-resolution crops, grainy photos, wallpapers), with a narrower spread of scores (docs/benchmarks.md item 28); PNG\'s is not calibrated (its default is lossless)',
+  check: `the answer at the quality the sample found is scored whole against the rows it was encoded from; where it misses the target or passes it by more than ${CHECK.above}, it is encoded again, at most ${CHECK.tries} more times within ${CHECK.share * 100} % of the CPU limit; left out with max_bytes, for an animation, and where it would not fit the memory budget beside the conversion (the sample's score then stands)`,
+  choice: 'the lowest quality whose whole answer (else sample) reaches the target; the highest tried when none does',
+  calibration: 'JPEG, WebP and AVIF: the default target costs on average no more bytes than the default quality over 21 images (photos at 1600 px, full-resolution crops, grainy photos, wallpapers), with a narrower spread of scores and a better worst case, each answer scored whole (docs/benchmarks.md item 36); PNG\'s is not calibrated (its default is lossless)',
 }
 
 export const formats = new Hono<{ Bindings: Env }>().get('/', (c) => {

@@ -78,6 +78,18 @@ describe('quality=auto chooses the quality that reaches the target', () => {
     expect(res.headers.get('x-score')).toBeNull()
   })
 
+  for (const format of ['jpeg', 'webp'] as const) {
+    it(`${format}, an image larger than the sample: the answer is scored whole, and X-Score is that score`, async () => {
+      const source = (await decode(fixture('large.jpg'))).image
+      const res = await compress(fixture('large.jpg'), { format, quality: 'auto', target: 70, effort: 2 }, jpeg)
+      const body = await okBytes(res)
+      const said = Number(res.headers.get('x-score'))
+      // the worst tile of the sample alone is a few points off the whole answer's score; the answer is checked whole
+      expect(Math.abs((await scoreOf(body, source)) - said)).toBeLessThan(0.3)
+      expect(said).toBeGreaterThanOrEqual(70)
+    })
+  }
+
   it('an image larger than the sample: tiles of it are scored, the answer is full size', async () => {
     const res = await compress(fixture('large.jpg'), { format: 'webp', quality: 'auto', effort: 2 }, jpeg)
     const out = await decode(await okBytes(res))

@@ -318,6 +318,24 @@ describe('memory model', () => {
     ['png', 4, { max_bytes: 1_000_000 }, 45.1, 0.7],
     ['png', 12, { max_bytes: 3_000_000 }, 66.7, 2.0],
   ]
+  // quality=auto with its check of the whole answer, run whatever the budget (`npm run memory -- --only
+  // webp:12@quality=auto,...`, 2026-11-26, twelfth session; the grained Wood JPEG)
+  const CHECKED: ReadonlyArray<readonly [OutputFormat, 4 | 12, number | undefined, number]> = [
+    ['webp', 12, undefined, 84.4],
+    ['webp', 12, 1600, 46.6],
+    ['jpeg', 12, 1600, 47.5],
+    ['avif', 12, 1600, 88.5],
+    ['avif', 4, undefined, 70.5],
+    ['png', 4, undefined, 48.4],
+    ['png', 12, undefined, 65.6],
+  ]
+  for (const [format, mp, width, measured] of CHECKED) {
+    it(`estimates at least the measured ${measured} MiB for a ${mp} MP JPEG to ${width ? `${width} px wide ` : ''}${format} with quality=auto, its answer checked whole`, () => {
+      const plan = planOf('jpeg', format, mp, width, false, mp === 12 ? 2.0 : 0.7, { quality: 'auto' })
+      expect(estimateMiB({ ...plan, checkWhole: true })).toBeGreaterThanOrEqual(measured)
+    })
+  }
+
   for (const [format, mp, options, measured, fileMiB] of PASSES) {
     it(`estimates at least the measured ${measured} MiB for a ${mp} MP JPEG to ${format} with ${Object.entries(options).map(([k, v]) => `${k}=${v}`).join('&')}`, () => {
       expect(estimateMiB(planOf('jpeg', format, mp, undefined, false, fileMiB, options))).toBeGreaterThanOrEqual(measured)
@@ -364,6 +382,19 @@ describe('memory model', () => {
     expect(checkAlphaPlane(plan, lossy, false, 84, limitsOf(env))).toBe(84)
     expect(checkAlphaPlane(plan, { ...lossy, lossless: true }, true, 84, limitsOf(env))).toBe(84)
     expect(() => checkAlphaPlane(plan, lossy, true, 84, limitsOf(env))).toThrow(/transparency/)
+  })
+
+  it("checks quality=auto's answer whole where that fits beside the conversion: a 12 MP photo to WebP (read as rows), and to JPEG at 1600 px", () => {
+    const plan = (format: OutputFormat, width?: number) => planOf('jpeg', format, 12, width, false, 2.0, { quality: 'auto' })
+    for (const checked of [plan('webp'), plan('webp', 1600), plan('jpeg', 1600), plan('avif', 1600)]) {
+      expect(checked.checkWhole).toBe(true)
+      expect(estimateMiB(checked)).toBeLessThanOrEqual(limitsOf(env).memoryBudgetMiB)
+    }
+    // a JPEG answer of a JPEG needs the JPEG decoder the rows need: decoded whole, it does not fit beside a 12 MP conversion
+    expect(plan('jpeg').checkWhole).toBe(false)
+    // (max_bytes checks the answer's size, not its score; a fixed quality is not searched)
+    expect(planOf('jpeg', 'webp', 12, undefined, false, 2.0, { quality: 'auto', max_bytes: 300_000 }).checkWhole).toBe(false)
+    expect(planOf('jpeg', 'webp', 12, undefined, false, 2.0, { quality: 80 }).checkWhole).toBe(false)
   })
 
   it('fits a 12 MP phone photo to WebP, JPEG (MozJPEG\'s trellis) and PNG at full size in the default budget, row by row', () => {

@@ -265,6 +265,23 @@ EXPORT(px_alpha) int px_alpha(void) { return built()->alpha; }
 EXPORT(px_to_rgba) uint8_t *px_to_rgba(void) { return rows_collect(take()); }
 /** quality=auto (score.c): the tiles of the rows the score is computed on, at `nx` column spans then `ny` row spans (start, length). */
 EXPORT(px_mosaic) uint8_t *px_mosaic(const int32_t *spans, int nx, int ny) { return mosaic_sink(take(), spans, nx, spans + 2 * nx, ny); }
+/*
+ * quality=auto's check (score.c): SSIMULACRA 2 of the answer against the rows it was encoded from. The answer is either
+ * decoded whole (`dist`: RGBA of the rows' size, left to the caller) or a pipeline of its own, built first and set aside
+ * (px_aside) while the rows' is built; then px_score_aside reads the two together.
+ */
+static Rows *aside;
+EXPORT(px_score) double px_score(const uint8_t *dist, int alpha) {
+  Rows *ref = take();
+  return score_sink(ref, rows_of_buffer(dist, ref->width, ref->height, alpha), alpha);
+}
+EXPORT(px_aside) void px_aside(void) { aside = take(); }
+EXPORT(px_score_aside) double px_score_aside(int alpha) {
+  Rows *ref = take(), *dist = aside;
+  if (!dist) fail("no pipeline set aside");
+  aside = NULL;
+  return score_sink(ref, dist, alpha);
+}
 EXPORT(px_to_jpeg) size_t px_to_jpeg(int quality, int progressive, int optimize, int mozjpeg) { return jpeg_sink(take(), quality, progressive, optimize, mozjpeg); }
 /** Fills the WebP encoder's picture (webp_encode encodes it); returns 1 if any pixel is transparent. */
 EXPORT(px_to_webp) int px_to_webp(int lossless) { return webp_sink(take(), lossless); }

@@ -45,6 +45,7 @@ Rows *rows_remap(Rows *in); /* quant.c: to the palette quant_build made, dithere
 /* Sinks: they read every row of `in`, then close it. */
 uint8_t *rows_collect(Rows *in);
 uint8_t *mosaic_sink(Rows *in, const int32_t *columns, int nx, const int32_t *rows, int ny); /* score.c: the tiles at (start, length) spans */
+double score_sink(Rows *ref, Rows *dist, int alpha);                          /* score.c: SSIMULACRA 2 of dist's rows against ref's */
 void quant_sample(Rows *in);                                                  /* quant.c: the palette's sample (lossy PNG, first pass) */                                              /* whole RGBA image */
 size_t jpeg_sink(Rows *in, int quality, int progressive, int optimize, int mozjpeg); /* lean.c */
 int webp_sink(Rows *in, int lossless);                                       /* lean.c: fills the encoder's picture; returns 1 if transparent */

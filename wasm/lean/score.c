@@ -13,9 +13,11 @@
  * maps (ringing: an edge only in the distorted image; blur: an edge only in the original), each pooled by its mean and
  * its 4-norm. The 108 pooled errors are weighted, summed and mapped to the score. The blur here is a separable FIR
  * Gaussian (sigma 1.5, zero outside the image) where the reference uses a recursive approximation: scores agree to a
- * fraction of a point (scripts/auto-quality-check.mjs measures it against the reference tool).
+ * fraction of a point (scripts/auto-quality-check.mjs measures it against the reference tool). It is computed on rows
+ * (score_sink), so quality=auto can check the whole answer against the rows the pipeline encoded.
  *
- * Memory: 19 float planes of the size scored (a 192 x 192 tile: 2.7 MiB; a 576 x 576 image: 24 MiB), freed before returning.
+ * Memory: the score reads both images a row at a time and holds, per scale, 11 rows of 21 float planes (about 1 KiB per
+ * pixel of the width, 1.9 over the six scales; twice with transparency): 7.4 MiB for a 4032 px wide image, freed before returning.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -118,118 +120,207 @@ static void to_xyb(const float *r, const float *g, const float *b, size_t n, flo
   }
 }
 
-/* Halve a plane (a 2x2 mean, the last row or column repeated for odd sizes), in place. */
-static void halve(float *p, int w, int h) {
-  const int ow = (w + 1) / 2, oh = (h + 1) / 2;
-  for (int oy = 0; oy < oh; oy++)
-    for (int ox = 0; ox < ow; ox++) {
-      float sum = 0.0f;
-      for (int dy = 0; dy < 2; dy++)
-        for (int dx = 0; dx < 2; dx++) {
-          const int x = 2 * ox + dx < w ? 2 * ox + dx : w - 1, y = 2 * oy + dy < h ? 2 * oy + dy : h - 1;
-          sum += p[(size_t)y * w + x];
-        }
-      p[(size_t)oy * ow + ox] = sum * 0.25f;
-    }
-}
-
-/* Gaussian blur of `in` into `out` (zero outside the image), through `tmp`; loops shaped for SIMD. */
-static void blur(const float *in, float *out, float *tmp, int w, int h) {
-  for (int y = 0; y < h; y++) {
-    const float *row = in + (size_t)y * w;
-    float *dst = tmp + (size_t)y * w;
-    memset(dst, 0, (size_t)w * sizeof *dst);
-    for (int k = -RADIUS; k <= RADIUS; k++) {
-      const float weight = kernel[k + RADIUS];
-      const int lo = k < 0 ? -k : 0, hi = k > 0 ? w - k : w;
-      for (int x = lo; x < hi; x++) dst[x] += weight * row[x + k];
-    }
-  }
-  for (int y = 0; y < h; y++) {
-    float *dst = out + (size_t)y * w;
-    memset(dst, 0, (size_t)w * sizeof *dst);
-    const int lo = y - RADIUS < 0 ? -y : -RADIUS, hi = y + RADIUS >= h ? h - 1 - y : RADIUS;
-    for (int k = lo; k <= hi; k++) {
-      const float weight = kernel[k + RADIUS];
-      const float *src = tmp + (size_t)(y + k) * w;
-      for (int x = 0; x < w; x++) dst[x] += weight * src[x];
-    }
-  }
-}
-
 static double fourth(double v) { return v * v * v * v; }
 
-/* The six pooled errors of one channel at one scale, in WEIGHTS' order: per norm, SSIM, ringing, blur. */
-static void pool(const float *a, const float *b, const float *mu1, const float *mu2, const float *s11, const float *s22, const float *s12, size_t n, double out[6]) {
-  double sums[6] = {0};
-  for (size_t i = 0; i < n; i++) {
-    const float m1 = mu1[i], m2 = mu2[i];
-    const float num_m = 1.0f - (m1 - m2) * (m1 - m2);
-    const float num_s = 2.0f * (s12[i] - m1 * m2) + C2;
-    const float den_s = (s11[i] - m1 * m1) + (s22[i] - m2 * m2) + C2;
-    double d = 1.0 - (double)(num_m * num_s / den_s);
-    if (d < 0.0) d = 0.0;
-    sums[0] += d;
-    sums[1] += fourth(d);
-    const double edge = (1.0 + fabs((double)b[i] - m2)) / (1.0 + fabs((double)a[i] - m1)) - 1.0;
-    const double ringing = edge > 0.0 ? edge : 0.0, lost = edge < 0.0 ? -edge : 0.0;
-    sums[2] += ringing;
-    sums[3] += fourth(ringing);
-    sums[4] += lost;
-    sums[5] += fourth(lost);
+/*
+ * The score is computed on rows as they come, so what it holds is a few rows per scale, not planes of the image: at
+ * each scale a ring of 2 x RADIUS + 1 rows holds both images in XYB and the five quantities the SSIM needs, blurred
+ * across; a row is blurred down and pooled once the ring holds the rows RADIUS below it, and every second row is
+ * halved with the one before it into the next scale. The arithmetic is the order a whole-plane blur does it in.
+ */
+#define RING (2 * RADIUS + 1)
+enum { XYB = 6, BLURRED = 15, PER_ROW = XYB + BLURRED };
+
+typedef struct {
+  int width, height, in, out;
+  float *ring;    /* RING rows of PER_ROW planes: X, Y, B of each image, then per channel mu1, mu2, s11, s22, s12 across */
+  float *pending; /* the first of a pair of linear rows (6 planes) to halve into the next scale, when `paired` */
+  int paired;
+  double sums[3][6];
+} Level;
+
+typedef struct {
+  Level level[SCALES];
+  int levels;
+  float bg;
+  float *linear; /* 6 planes of the full width: a row of each image in linear RGB, then scratch for the scales below */
+  float *down;   /* five rows: blurred down */
+} Scorer;
+
+static float *slot(Level *l, int y, int plane) { return l->ring + ((size_t)(y % RING) * PER_ROW + plane) * l->width; }
+
+/* A row's Gaussian across (zero outside the image). */
+static void blur_across(const float *row, float *dst, int w) {
+  memset(dst, 0, (size_t)w * sizeof *dst);
+  for (int k = -RADIUS; k <= RADIUS; k++) {
+    const float weight = kernel[k + RADIUS];
+    const int lo = k < 0 ? -k : 0, hi = k > 0 ? w - k : w;
+    for (int x = lo; x < hi; x++) dst[x] += weight * row[x + k];
   }
-  const double inv = 1.0 / (double)n;
-  /* norm 1: SSIM, ringing, blur; norm 4: the same */
-  out[0] = sums[0] * inv;
-  out[1] = sums[2] * inv;
-  out[2] = sums[4] * inv;
-  out[3] = sqrt(sqrt(sums[1] * inv));
-  out[4] = sqrt(sqrt(sums[3] * inv));
-  out[5] = sqrt(sqrt(sums[5] * inv));
 }
 
-static double score_over(const uint8_t *ref, const uint8_t *dist, int width, int height, float bg) {
+/* Row `y` of the level blurred down from the ring, then pooled into its sums. */
+static void pool_row(Scorer *s, Level *l, int y) {
+  const int w = l->width, h = l->height;
+  const int lo = y - RADIUS < 0 ? -y : -RADIUS, hi = y + RADIUS >= h ? h - 1 - y : RADIUS;
+  for (int c = 0; c < 3; c++) {
+    for (int q = 0; q < 5; q++) {
+      float *dst = s->down + (size_t)q * w;
+      memset(dst, 0, (size_t)w * sizeof *dst);
+      for (int k = lo; k <= hi; k++) {
+        const float weight = kernel[k + RADIUS];
+        const float *src = slot(l, y + k, XYB + 5 * c + q);
+        for (int x = 0; x < w; x++) dst[x] += weight * src[x];
+      }
+    }
+    const float *a = slot(l, y, c), *b = slot(l, y, 3 + c), *mu1 = s->down, *mu2 = mu1 + w, *s11 = mu2 + w, *s22 = s11 + w, *s12 = s22 + w;
+    double *sums = l->sums[c];
+    for (int x = 0; x < w; x++) {
+      const float m1 = mu1[x], m2 = mu2[x];
+      const float num_m = 1.0f - (m1 - m2) * (m1 - m2);
+      const float num_s = 2.0f * (s12[x] - m1 * m2) + C2;
+      const float den_s = (s11[x] - m1 * m1) + (s22[x] - m2 * m2) + C2;
+      double d = 1.0 - (double)(num_m * num_s / den_s);
+      if (d < 0.0) d = 0.0;
+      sums[0] += d;
+      sums[1] += fourth(d);
+      const double edge = (1.0 + fabs((double)b[x] - m2)) / (1.0 + fabs((double)a[x] - m1)) - 1.0;
+      const double ringing = edge > 0.0 ? edge : 0.0, lost = edge < 0.0 ? -edge : 0.0;
+      sums[2] += ringing;
+      sums[3] += fourth(ringing);
+      sums[4] += lost;
+      sums[5] += fourth(lost);
+    }
+  }
+}
+
+static void push_row(Scorer *s, int index, float *const lin[6]);
+
+/* Two linear rows (6 planes each) of level `index` halved into a row of the next: 2x2 means, the last column repeated. */
+static void halve_into(Scorer *s, int index, float *const first[6], float *const second[6]) {
+  const Level *l = &s->level[index];
+  const int w = l->width, ow = (w + 1) / 2;
+  float *out[6];
+  for (int p = 0; p < 6; p++) {
+    out[p] = s->linear + (size_t)(6 * (index + 1) + p) * s->level[0].width; /* this level's scratch, past the first row */
+    for (int ox = 0; ox < ow; ox++) {
+      const int x0 = 2 * ox, x1 = 2 * ox + 1 < w ? 2 * ox + 1 : w - 1;
+      float sum = 0.0f;
+      sum += first[p][x0];
+      sum += first[p][x1];
+      sum += second[p][x0];
+      sum += second[p][x1];
+      out[p][ox] = sum * 0.25f;
+    }
+  }
+  push_row(s, index + 1, out);
+}
+
+/* One row of linear RGB (reference, then distorted) into level `index`. */
+static void push_row(Scorer *s, int index, float *const lin[6]) {
+  Level *l = &s->level[index];
+  const int w = l->width, y = l->in++;
+  float *x1 = slot(l, y, 0), *x2 = slot(l, y, 3);
+  to_xyb(lin[0], lin[1], lin[2], w, x1, x1 + w, x1 + 2 * (size_t)w);
+  to_xyb(lin[3], lin[4], lin[5], w, x2, x2 + w, x2 + 2 * (size_t)w);
+  float *product = s->down;
+  for (int c = 0; c < 3; c++) {
+    const float *a = slot(l, y, c), *b = slot(l, y, 3 + c);
+    float *blurred = slot(l, y, XYB + 5 * c);
+    blur_across(a, blurred, w);
+    blur_across(b, blurred + w, w);
+    for (int x = 0; x < w; x++) product[x] = a[x] * a[x];
+    blur_across(product, blurred + 2 * (size_t)w, w);
+    for (int x = 0; x < w; x++) product[x] = b[x] * b[x];
+    blur_across(product, blurred + 3 * (size_t)w, w);
+    for (int x = 0; x < w; x++) product[x] = a[x] * b[x];
+    blur_across(product, blurred + 4 * (size_t)w, w);
+  }
+  if (y - RADIUS >= 0) pool_row(s, l, y - RADIUS);
+  l->out = y - RADIUS + 1 > 0 ? y - RADIUS + 1 : 0;
+  if (index + 1 >= s->levels) return;
+  float *pending[6];
+  for (int p = 0; p < 6; p++) pending[p] = l->pending + (size_t)p * w;
+  if (!l->paired) {
+    for (int p = 0; p < 6; p++) memcpy(pending[p], lin[p], (size_t)w * sizeof(float));
+    l->paired = 1;
+  } else {
+    l->paired = 0;
+    halve_into(s, index, pending, lin);
+  }
+}
+
+static Scorer *scorer_new(int width, int height, float bg) {
   if (kernel[RADIUS] == 0.0f) {
     float sum = 0.0f;
     for (int k = -RADIUS; k <= RADIUS; k++) sum += kernel[k + RADIUS] = expf(-(float)(k * k) / (2.0f * SIGMA * SIGMA));
     for (int k = 0; k <= 2 * RADIUS; k++) kernel[k] /= sum;
   }
-  const size_t n0 = (size_t)width * height;
-  enum { LIN1, LIN2 = 3, XYB1 = 6, XYB2 = 9, MU1 = 12, MU2, S11, S22, S12, PRODUCT, TMP, PLANES };
-  float *block = lean_alloc(n0 * PLANES * sizeof(float));
-  float *plane[PLANES];
-  for (int i = 0; i < PLANES; i++) plane[i] = block + n0 * i;
-  to_linear(ref, n0, bg, plane[LIN1], plane[LIN1 + 1], plane[LIN1 + 2]);
-  to_linear(dist, n0, bg, plane[LIN2], plane[LIN2 + 1], plane[LIN2 + 2]);
-
-  /* pooled[channel][scale][6]; a scale is computed while the one before is 8 px or more (as the reference: the last
-     may be smaller), and scales not reached weigh nothing */
-  double pooled[3][SCALES][6] = {{{0}}};
+  Scorer *s = lean_alloc(sizeof *s);
+  memset(s, 0, sizeof *s);
+  s->bg = bg;
+  /* a scale is computed while the one before is 8 px or more (as the reference: the last may be smaller) */
   int w = width, h = height;
   for (int scale = 0; scale < SCALES && w >= 8 && h >= 8; scale++) {
     if (scale > 0) {
-      for (int i = 0; i < 6; i++) halve(plane[LIN1 + i], w, h);
       w = (w + 1) / 2;
       h = (h + 1) / 2;
     }
-    const size_t n = (size_t)w * h;
-    to_xyb(plane[LIN1], plane[LIN1 + 1], plane[LIN1 + 2], n, plane[XYB1], plane[XYB1 + 1], plane[XYB1 + 2]);
-    to_xyb(plane[LIN2], plane[LIN2 + 1], plane[LIN2 + 2], n, plane[XYB2], plane[XYB2 + 1], plane[XYB2 + 2]);
-    for (int c = 0; c < 3; c++) {
-      const float *a = plane[XYB1 + c], *b = plane[XYB2 + c];
-      float *product = plane[PRODUCT];
-      blur(a, plane[MU1], plane[TMP], w, h);
-      blur(b, plane[MU2], plane[TMP], w, h);
-      for (size_t i = 0; i < n; i++) product[i] = a[i] * a[i];
-      blur(product, plane[S11], plane[TMP], w, h);
-      for (size_t i = 0; i < n; i++) product[i] = b[i] * b[i];
-      blur(product, plane[S22], plane[TMP], w, h);
-      for (size_t i = 0; i < n; i++) product[i] = a[i] * b[i];
-      blur(product, plane[S12], plane[TMP], w, h);
-      pool(a, b, plane[MU1], plane[MU2], plane[S11], plane[S22], plane[S12], n, pooled[c][scale]);
-    }
+    Level *l = &s->level[s->levels++];
+    l->width = w;
+    l->height = h;
   }
-  free(block);
+  /* the full-width row, then 6 planes of scratch per level for the halved rows pushed into the next */
+  s->linear = lean_alloc((size_t)width * 6 * (1 + SCALES) * sizeof(float));
+  s->down = lean_alloc((size_t)width * 5 * sizeof(float));
+  for (int i = 0; i < s->levels; i++) {
+    Level *l = &s->level[i];
+    l->ring = lean_alloc((size_t)RING * PER_ROW * l->width * sizeof(float));
+    l->pending = lean_alloc((size_t)6 * l->width * sizeof(float));
+  }
+  return s;
+}
+
+static void scorer_row(Scorer *s, const uint8_t *ref, const uint8_t *dist) {
+  if (!s->levels) return;
+  const int w = s->level[0].width;
+  float *lin[6];
+  for (int p = 0; p < 6; p++) lin[p] = s->linear + (size_t)p * w;
+  to_linear(ref, w, s->bg, lin[0], lin[1], lin[2]);
+  to_linear(dist, w, s->bg, lin[3], lin[4], lin[5]);
+  push_row(s, 0, lin);
+}
+
+/* The rows left to pool at each scale (an odd last row halved with itself), the score, and the scorer freed. */
+static double scorer_finish(Scorer *s) {
+  double pooled[3][SCALES][6] = {{{0}}};
+  for (int i = 0; i < s->levels; i++) {
+    Level *l = &s->level[i];
+    if (l->paired && i + 1 < s->levels) {
+      float *pending[6];
+      for (int p = 0; p < 6; p++) pending[p] = l->pending + (size_t)p * l->width;
+      l->paired = 0;
+      halve_into(s, i, pending, pending);
+    }
+    for (int y = l->out; y < l->height; y++) pool_row(s, l, y);
+    const double inv = 1.0 / ((double)l->width * l->height);
+    for (int c = 0; c < 3; c++) {
+      const double *sums = l->sums[c];
+      /* norm 1: SSIM, ringing, blur; norm 4: the same */
+      double *out = pooled[c][i];
+      out[0] = sums[0] * inv;
+      out[1] = sums[2] * inv;
+      out[2] = sums[4] * inv;
+      out[3] = sqrt(sqrt(sums[1] * inv));
+      out[4] = sqrt(sqrt(sums[3] * inv));
+      out[5] = sqrt(sqrt(sums[5] * inv));
+    }
+    free(l->ring);
+    free(l->pending);
+  }
+  free(s->linear);
+  free(s->down);
+  free(s);
 
   double sum = 0.0;
   int i = 0;
@@ -243,11 +334,24 @@ static double score_over(const uint8_t *ref, const uint8_t *dist, int width, int
 }
 
 /**
- * SSIMULACRA 2 of `dist` against `ref`, both `width` x `height` RGBA. With transparency (`alpha`), the lower of the
- * scores over a dark and a light background, as the reference tool.
+ * A sink: SSIMULACRA 2 of the rows of `dist` against those of `ref` (the same size), read together; both closed. With
+ * transparency (`alpha`), the lower of the scores over a dark and a light background, as the reference tool.
  */
+double score_sink(Rows *ref, Rows *dist, int alpha) {
+  if (ref->width != dist->width || ref->height != dist->height) fail("images of different sizes");
+  Scorer *dark = scorer_new(ref->width, ref->height, alpha ? 0.1f : 0.5f), *light = alpha ? scorer_new(ref->width, ref->height, 0.9f) : NULL;
+  for (int y = 0; y < ref->height; y++) {
+    const uint8_t *a = ref->next(ref), *b = dist->next(dist);
+    scorer_row(dark, a, b);
+    if (light) scorer_row(light, a, b);
+  }
+  ref->close(ref);
+  dist->close(dist);
+  const double one = scorer_finish(dark), other = light ? scorer_finish(light) : one;
+  return one < other ? one : other;
+}
+
+/** SSIMULACRA 2 of `dist` against `ref`, both `width` x `height` RGBA in memory (score_sink over them). */
 EXPORT(sc_score) double sc_score(const uint8_t *ref, const uint8_t *dist, int width, int height, int alpha) {
-  if (!alpha) return score_over(ref, dist, width, height, 0.5f);
-  const double dark = score_over(ref, dist, width, height, 0.1f), light = score_over(ref, dist, width, height, 0.9f);
-  return dark < light ? dark : light;
+  return score_sink(rows_of_buffer(ref, width, height, alpha), rows_of_buffer(dist, width, height, alpha), alpha);
 }
