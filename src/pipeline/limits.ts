@@ -329,7 +329,10 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
   const plan = planRoute(header, format, geometry, settings, limits, leanResidentMiB)
   // quality=auto's check of the whole answer, where it fits beside the conversion (max_bytes checks sizes instead)
   const checked = { ...plan, checkWhole: true }
-  const checks = plan.autoQuality && !plan.fitTo && plan.route !== 'frames' && hasRowSource(header) && estimateMiB(checked, leanResidentMiB) <= limits.memoryBudgetMiB
+  // (an output no larger than the sample is its own sample: the search scored it whole already)
+  const { columns, rows } = sampleSpansOf(plan)
+  const sampledWhole = columns.length === 1 && rows.length === 1
+  const checks = plan.autoQuality && !plan.fitTo && !sampledWhole && plan.route !== 'frames' && hasRowSource(header) && estimateMiB(checked, leanResidentMiB) <= limits.memoryBudgetMiB
   return checks ? checked : plan
 }
 

@@ -392,6 +392,9 @@ describe('memory model', () => {
     }
     // a JPEG answer of a JPEG needs the JPEG decoder the rows need: decoded whole, it does not fit beside a 12 MP conversion
     expect(plan('jpeg').checkWhole).toBe(false)
+    // an output no larger than the sample was scored whole by the search itself
+    expect(planOf('jpeg', 'webp', [576, 576], undefined, false, 0.1, { quality: 'auto' }).checkWhole).toBe(false)
+    expect(planOf('jpeg', 'webp', [577, 576], undefined, false, 0.1, { quality: 'auto' }).checkWhole).toBe(true)
     // (max_bytes checks the answer's size, not its score; a fixed quality is not searched)
     expect(planOf('jpeg', 'webp', 12, undefined, false, 2.0, { quality: 'auto', max_bytes: 300_000 }).checkWhole).toBe(false)
     expect(planOf('jpeg', 'webp', 12, undefined, false, 2.0, { quality: 80 }).checkWhole).toBe(false)
