@@ -232,6 +232,8 @@ export class LeanCodec {
   private input: Uint8Array | undefined
   /** The file last copied into the instance (fileIn), which a source opened again reads from the same copy. */
   private file: { bytes: Uint8Array; ptr: number } | undefined
+  /** A second file held beside `file` (quality=auto's check: the answer, while the input stays cached), until dropHeld. */
+  private held: { bytes: Uint8Array; ptr: number } | undefined
   /** What a sink wrote out to JS as it went (`write_output`), in parts of growing size (OUTPUT_PART). */
   private written: Uint8Array[] = []
   private writtenAt = 0
@@ -322,6 +324,7 @@ export class LeanCodec {
     this.views = new WeakMap()
     this.input = undefined
     this.file = undefined
+    this.held = undefined
     this.written = []
     this.writtenAt = 0
     this.spare = []
@@ -785,6 +788,20 @@ export class LeanCodec {
     return score
   }
 
+  /**
+   * Copy `bytes` in as a file held beside the cached one (quality=auto's check: the answer's, so that the input's copy,
+   * made once per conversion, is not made again for each check); dropHeld frees it once its decoder is closed.
+   */
+  holdFile(bytes: Uint8Array): void {
+    this.dropHeld()
+    this.held = { bytes, ptr: this.copyIn(bytes) }
+  }
+
+  dropHeld(): void {
+    if (this.held) this.exports.lean_free(this.held.ptr)
+    this.held = undefined
+  }
+
   /** Sets the pipeline built so far (quality=auto: the answer's source) aside, for rowsScoreAside. */
   rowsAside(): void {
     this.exports.px_aside()
@@ -828,6 +845,7 @@ export class LeanCodec {
 
   /** A file's copy in the instance: made once per conversion, however often a source is opened on it (PNG's two passes). */
   private fileIn(bytes: Uint8Array): number {
+    if (this.held?.bytes === bytes) return this.held.ptr
     if (this.file?.bytes !== bytes) this.file = { bytes, ptr: this.copyIn(bytes) }
     return this.file.ptr
   }

@@ -49,11 +49,12 @@ export const SEARCH_SHARE = 0.3
 /** Score points per quality step assumed before two tries give a slope (SSIMULACRA 2 over libjpeg-style scales). */
 const SLOPE = 0.7
 
-/** The search's answer: the quality chosen and the sample's score at it, and score points per quality step near it. */
+/** The search's answer: the quality chosen and the sample's score at it; score points per quality step near it and every try's (quality, score). */
 export interface AutoQuality {
   quality: number
   score: number
   slope?: number
+  tries?: ReadonlyArray<readonly [number, number]>
 }
 
 /**
@@ -102,7 +103,26 @@ export async function searchQuality(
   return chosenOf(scores, scores.has(chosen) ? chosen : Math.max(...scores.keys()))
 }
 
-const chosenOf = (scores: Map<number, number>, quality: number): AutoQuality => ({ quality, score: Math.round(scores.get(quality)! * 100) / 100, slope: slopeNear(scores, quality) })
+const chosenOf = (scores: Map<number, number>, quality: number): AutoQuality => ({ quality, score: Math.round(scores.get(quality)! * 100) / 100, slope: slopeNear(scores, quality), tries: [...scores] })
+
+/**
+ * The lowest quality whose sample score, read off the tries (interpolated between them, beyond them by `slope`), reaches
+ * `want`; not clamped.
+ *
+ * @example
+ * qualityFor([[70, 66], [80, 72]], 69, 0.7) // 75
+ */
+export function qualityFor(tries: ReadonlyArray<readonly [number, number]>, want: number, slope: number): number {
+  const points = [...tries].sort((a, b) => a[0] - b[0])
+  const i = points.findIndex(([, score]) => score >= want)
+  if (i === 0) return Math.floor(points[0]![0] - (points[0]![1] - want) / slope)
+  if (i > 0) {
+    const [[qa, sa], [qb, sb]] = [points[i - 1]!, points[i]!]
+    return Math.ceil(qa + ((want - sa) / (sb - sa)) * (qb - qa))
+  }
+  const [qz, sz] = points[points.length - 1]!
+  return Math.ceil(qz + (want - sz) / slope)
+}
 
 /** Score points per quality step between the two tried qualities nearest `quality` (SLOPE when they say nothing usable). */
 function slopeNear(scores: Map<number, number>, quality: number): number {
@@ -116,13 +136,13 @@ function slopeNear(scores: Map<number, number>, quality: number): number {
  * quality=auto's check of the whole answer: the sample's worst tile is a few points over or under the whole image's
  * score (docs/benchmarks.md items 27-28: -2.8 to +6.6 on WebP), so the answer at the searched quality is scored whole
  * (against the rows it was encoded from, wasm/lean/score.c) and, where it misses the target by more than `below` or
- * passes it by more than `above` (bytes for nothing), encoded again at the quality that the miss and the slope
- * point to (at most `step` qualities away: where the sample missed, its slope may too), then between the two, at most
- * `tries` more times (each try at 1 MP costs about the fixed quality's whole request again), each only while the CPU
- * budget lasts (`share` of cpu_ms, counting the search). `below` 0: the answer reaches the target whenever a tried
- * quality does.
+ * passes it by more than `above` (bytes for nothing), encoded again where the sample's tries say the target is once
+ * shifted by how far the sample was off (at most `step` qualities away), then, by the whole answers' own slope or
+ * between a miss and a reach, until one reaches it within `close`: at most `tries` more encodes (each at 1 MP costs
+ * about the fixed quality's whole request again), each only while the CPU budget lasts (`share` of cpu_ms, counting
+ * the search). `below` 0: the answer reaches the target whenever a tried quality does.
  */
-export const CHECK = { below: 0, above: 3, tries: 3, step: 10, share: 0.5 } as const
+export const CHECK = { below: 0, above: 3, close: 1, tries: 3, step: 10, share: 0.5 } as const
 
 /**
  * Score points per quality step of the whole answers: between the last two scored once there are two (a whole image's
@@ -144,27 +164,39 @@ export interface Checked<P> {
 
 /**
  * From the answer at the searched quality, the answer quality=auto gives: the lowest quality tried whose whole score is
- * within CHECK.below of the target, else the highest tried. `scoreOf` scores an answer whole; `encodeAt` makes the
+ * within CHECK.below of the target, else the best scored. `scoreOf` scores an answer whole; `encodeAt` makes the
  * answer at another quality; `outOfTime` is asked before each.
  *
  * @example
  * const { quality, score, pass } = await settleQuality({ quality: 72, pass }, { low: 20, high: 95, target: 70 }, 0.7, scoreOf, encodeAt, () => budget.exhausted())
  */
 export async function settleQuality<P>(
-  first: { quality: number; pass: P },
+  first: { quality: number; pass: P; sample?: AutoQuality | undefined },
   { low, high, target }: { low: number; high: number; target: number },
   slope: number,
   scoreOf: (pass: P) => Promise<number>,
   encodeAt: (quality: number) => Promise<P>,
   outOfTime: () => boolean,
 ): Promise<Checked<P>> {
-  const tried: Checked<P>[] = [{ ...first, score: await scoreOf(first.pass) }]
+  const tried: Checked<P>[] = [{ quality: first.quality, pass: first.pass, score: await scoreOf(first.pass) }]
   const reaches = (c: Checked<P>) => c.score >= target - CHECK.below
   for (let extra = 0; extra < CHECK.tries; extra++) {
     const reached = tried.filter(reaches).sort((a, b) => a.quality - b.quality)[0]
     const missed = tried.filter((c) => !reaches(c)).sort((a, b) => b.quality - a.quality)[0]
+    // (an answer within `close` over the target is kept: bisecting further buys a few bytes for a whole encode each)
+    if (reached && missed && reached.score <= target + CHECK.close) break
     let next: number
-    if (reached && missed) {
+    const sample = first.sample
+    if (tried.length === 1 && sample?.tries?.length && (!reached || reached.score > target + CHECK.above)) {
+      // the first move: the sample's tries, shifted by how far the sample was off the whole answer, say where the target is
+      const [only] = tried as [Checked<P>]
+      if (only.quality === (reached ? low : high)) break
+      const want = target + (sample.score - only.score)
+      const predicted = qualityFor(sample.tries, want, slope)
+      next = reached
+        ? Math.max(low, only.quality - CHECK.step, Math.min(only.quality - 1, predicted))
+        : Math.min(high, only.quality + CHECK.step, Math.max(only.quality + 1, predicted))
+    } else if (reached && missed) {
       if (reached.quality - missed.quality <= 1) break
       const t = reached.score > missed.score ? (target - missed.score) / (reached.score - missed.score) : 0.5
       next = Math.min(reached.quality - 1, Math.max(missed.quality + 1, Math.round(missed.quality + t * (reached.quality - missed.quality))))
@@ -179,7 +211,8 @@ export async function settleQuality<P>(
     const pass = await encodeAt(next)
     tried.push({ quality: next, pass, score: await scoreOf(pass) })
   }
-  const chosen = tried.filter(reaches).sort((a, b) => a.quality - b.quality)[0] ?? tried.sort((a, b) => b.quality - a.quality)[0]!
+  // (where none reaches the target, the best score: a score need not rise with quality)
+  const chosen = tried.filter(reaches).sort((a, b) => a.quality - b.quality)[0] ?? tried.sort((a, b) => b.score - a.score || b.quality - a.quality)[0]!
   return { ...chosen, score: Math.round(chosen.score * 100) / 100 }
 }
 

@@ -229,10 +229,18 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
       carried = 0
       return score
     }
-    const settled = await settleQuality({ quality: auto.quality, pass }, settings.autoQuality!, auto.slope ?? 0.7, scoreOf, (q) => encodeAt(atQuality(settings, q), undefined), () => budget.exhausted())
-    ;({ pass } = settled)
-    auto = { quality: settled.quality, score: settled.score }
-    settings = atQuality(settings, settled.quality)
+    // (a check that fails, say out of memory, leaves the answer and the sample's score as they were)
+    const first = pass
+    try {
+      const settled = await settleQuality({ quality: auto.quality, pass, sample: auto }, settings.autoQuality!, auto.slope ?? 0.7, scoreOf, (q) => encodeAt(atQuality(settings, q), undefined), () => budget.exhausted())
+      // every try's encode is in checkMs: the answer's timings are the first pass's
+      pass = { ...settled.pass, timings: first.timings }
+      auto = { quality: settled.quality, score: settled.score }
+      settings = atQuality(settings, settled.quality)
+    } catch (error) {
+      console.error(`quality=auto's check failed: ${(error as Error)?.message}`)
+      pass = first
+    }
     searchMs += checkMs
   }
   let quality = settings.quality

@@ -209,8 +209,9 @@ export const MEMORY_MODEL = {
         webp: { baseMiB: 3, perMP: 2 },
         webpAlpha: { baseMiB: 3, perMP: 8 },
         avif: { baseMiB: 4, perMP: 5 },
+        avifAlpha: { baseMiB: 4, perMP: 6.5 },
         png: { baseMiB: 5, perMP: 3 },
-      } as Readonly<Record<OutputFormat | 'webpAlpha', { baseMiB: number; perMP: number }>>,
+      } as Readonly<Record<OutputFormat | 'webpAlpha' | 'avifAlpha', { baseMiB: number; perMP: number }>>,
       whole: {
         jpeg: { baseMiB: 1, perMP: 5 },
         webp: { baseMiB: 3, perMP: 6 },
@@ -591,10 +592,10 @@ function checkMiB(plan: ConversionPlan): number {
   const { header, format } = plan
   const outMP = (plan.width * plan.height) / 1e6
   const progressive = header.format === 'jpeg' && header.progressive ? (MEMORY_MODEL.progressiveJpegPerMP * header.width * header.height) / 1e6 : 0
-  // (an answer with transparency is read with its alpha, and scored over two backgrounds)
-  const transparent = CODECS_WITH_ALPHA.has(format) && header.hasAlpha !== false
+  // (an answer with transparency, the input's or contain's padding, is read with its alpha and scored over two backgrounds)
+  const transparent = CODECS_WITH_ALPHA.has(format) && (header.hasAlpha !== false || plan.padded)
   const streams = answerStreams(header.format, format)
-  const answer = streams ? c.streamed[format === 'webp' && transparent ? 'webpAlpha' : format] : c.whole[format]
+  const answer = streams ? c.streamed[transparent && format === 'webp' ? 'webpAlpha' : transparent && format === 'avif' ? 'avifAlpha' : format] : c.whole[format]
   const source = streams ? 0 : rowsSourceMiB(plan, progressive)
   return estimateLeanMiB(plan) + source + answer.baseMiB + answer.perMP * outMP + c.scorePerKpxWide * (plan.width / 1000) * (transparent ? 2 : 1)
 }

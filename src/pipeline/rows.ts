@@ -125,20 +125,26 @@ export async function scoreRows(
   const answerHeader = { ...readHeader(answer), fileBytes: answer.length }
   const { lean, run } = leanPass(header)
   const alpha = CODECS[plan.format].alpha && answerHeader.hasAlpha !== false
-  if (answerStreams(header.format, plan.format)) {
+  // (the answer's file is held beside the input's, which the conversion copied in once, and freed after)
+  lean.holdFile(answer)
+  try {
+    if (answerStreams(header.format, plan.format)) {
+      return run(() => {
+        openSource(lean, answer, answerHeader, 8)
+        lean.rowsAside()
+        buildRows(lean, bytes, header, plan, geometry, background, metadata)
+        return lean.rowsScoreAside(alpha)
+      })
+    }
+    const decoded = await decodeImage(answer, answerHeader)
+    const transparent = alpha && hasTransparency(decoded)
     return run(() => {
-      openSource(lean, answer, answerHeader, 8)
-      lean.rowsAside()
       buildRows(lean, bytes, header, plan, geometry, background, metadata)
-      return lean.rowsScoreAside(alpha)
+      return lean.rowsScore(decoded, transparent)
     })
+  } finally {
+    lean.dropHeld()
   }
-  const decoded = await decodeImage(answer, answerHeader)
-  const transparent = alpha && hasTransparency(decoded)
-  return run(() => {
-    buildRows(lean, bytes, header, plan, geometry, background, metadata)
-    return lean.rowsScore(decoded, transparent)
-  })
 }
 
 /**

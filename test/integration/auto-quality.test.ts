@@ -90,6 +90,14 @@ describe('quality=auto chooses the quality that reaches the target', () => {
     })
   }
 
+  it('a JPEG padded onto a transparent canvas (fit=contain): the answer keeps its alpha and its whole score, over two backgrounds, reaches the target', async () => {
+    const res = await compress(fixture('large.jpg'), { format: 'webp', quality: 'auto', target: 70, effort: 2, width: 900, height: 900, fit: 'contain' }, jpeg)
+    const out = await decode(await okBytes(res))
+    expect([out.image.width, out.image.height]).toEqual([900, 900])
+    expect(out.image.data[3]).toBe(0) // a padded corner
+    expect(Number(res.headers.get('x-score'))).toBeGreaterThanOrEqual(70)
+  })
+
   it('an image larger than the sample: tiles of it are scored, the answer is full size', async () => {
     const res = await compress(fixture('large.jpg'), { format: 'webp', quality: 'auto', effort: 2 }, jpeg)
     const out = await decode(await okBytes(res))
