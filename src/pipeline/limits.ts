@@ -601,10 +601,11 @@ function checkMiB(plan: ConversionPlan): number {
 }
 
 /**
- * Whether quality=auto's check reads the answer as rows beside the input's: each decoder in the lean codec is one at a
- * time (JPEG, WebP and AVIF each hold their file and state; PNG and GIF both read through the instance's one input).
+ * Whether quality=auto's check reads the answer as rows beside the input's: a JPEG row source keeps a decompressor of
+ * its own, so two JPEGs can be read together; the WebP and AVIF decoders are one at a time, and PNG and GIF both read
+ * through the instance's one input, so an answer that needs the input's decoder is decoded whole first.
  */
-export const answerStreams = (input: FormatId, output: OutputFormat): boolean => input !== output && !(input === 'gif' && output === 'png')
+export const answerStreams = (input: FormatId, output: OutputFormat): boolean => (input !== output || output === 'jpeg') && !(input === 'gif' && output === 'png')
 
 const CODECS_WITH_ALPHA: ReadonlySet<OutputFormat> = new Set(['webp', 'png', 'avif'])
 

@@ -108,27 +108,32 @@ static int transposes(int orientation) { return orientation >= 5 && orientation 
 
 /* ---------------------------------------------------------------- decoder */
 
-static struct jpeg_decompress_struct in;
-static int in_open;
+/*
+ * The decompressor jd_open made last, which the jd_* calls work on. A JPEG row source takes it over (its rows are read
+ * from it until the source is closed), so another can be opened beside it: quality=auto's check reads a JPEG answer's
+ * rows beside the JPEG input's.
+ */
+static struct jpeg_decompress_struct *jd;
 
 /**
  * Read the header of `len` bytes of JPEG at `data` (which must stay alive while decoding). Returns
  * the number of colour components (1 gray, 3 YCbCr/RGB, 4 CMYK/YCCK); width/height via jd_width/jd_height.
  */
 EXPORT(jd_open) int jd_open(const uint8_t *data, size_t len) {
-  in.err = error_manager();
-  jpeg_create_decompress(&in);
-  in_open = 1;
-  jpeg_mem_src(&in, data, len);
+  jd = lean_alloc(sizeof *jd);
+  memset(jd, 0, sizeof *jd);
+  jd->err = error_manager();
+  jpeg_create_decompress(jd);
+  jpeg_mem_src(jd, data, len);
   /* APP2 markers carry the ICC profile, in pieces of up to 64 KiB that jpeg_read_icc_profile joins. */
   colour_reset();
-  jpeg_save_markers(&in, JPEG_APP0 + 2, 0xFFFF);
-  jpeg_read_header(&in, TRUE);
+  jpeg_save_markers(jd, JPEG_APP0 + 2, 0xFFFF);
+  jpeg_read_header(jd, TRUE);
   JOCTET *profile = NULL;
   unsigned int profile_size = 0;
-  if (jpeg_read_icc_profile(&in, &profile, &profile_size)) colour_set_icc(profile, profile_size);
+  if (jpeg_read_icc_profile(jd, &profile, &profile_size)) colour_set_icc(profile, profile_size);
   free(profile);
-  return in.num_components;
+  return jd->num_components;
 }
 
 /**
@@ -137,22 +142,23 @@ EXPORT(jd_open) int jd_open(const uint8_t *data, size_t len) {
  */
 EXPORT(jd_start) void jd_start(int scale_eighths, int channels) {
   /* CMYK and YCCK become RGBA in the row source (jpeg_rows), through their profile; no other route takes them. */
-  const int cmyk = in.num_components == 4;
+  const int cmyk = jd->num_components == 4;
   if (cmyk && channels != 4) fail("CMYK JPEG");
-  in.scale_num = (unsigned)scale_eighths;
-  in.scale_denom = 8;
-  in.out_color_space = cmyk ? JCS_CMYK : channels == 4 ? JCS_EXT_RGBA : channels == 3 ? JCS_RGB : JCS_GRAYSCALE;
-  in.dct_method = JDCT_ISLOW;
-  jpeg_start_decompress(&in);
+  jd->scale_num = (unsigned)scale_eighths;
+  jd->scale_denom = 8;
+  jd->out_color_space = cmyk ? JCS_CMYK : channels == 4 ? JCS_EXT_RGBA : channels == 3 ? JCS_RGB : JCS_GRAYSCALE;
+  jd->dct_method = JDCT_ISLOW;
+  jpeg_start_decompress(jd);
 }
 
-EXPORT(jd_width) int jd_width(void) { return (int)(in.output_width ? in.output_width : in.image_width); }
-EXPORT(jd_height) int jd_height(void) { return (int)(in.output_height ? in.output_height : in.image_height); }
+EXPORT(jd_width) int jd_width(void) { return (int)(jd->output_width ? jd->output_width : jd->image_width); }
+EXPORT(jd_height) int jd_height(void) { return (int)(jd->output_height ? jd->output_height : jd->image_height); }
 
 static void jd_finish(void) {
-  jpeg_finish_decompress(&in);
-  jpeg_destroy_decompress(&in);
-  in_open = 0;
+  jpeg_finish_decompress(jd);
+  jpeg_destroy_decompress(jd);
+  free(jd);
+  jd = NULL;
 }
 
 /**
@@ -160,18 +166,18 @@ static void jd_finish(void) {
  * it; JS reads it in place. The one full-size copy of the pixels.
  */
 EXPORT(jd_decode) uint8_t *jd_decode(int orientation) {
-  const int w = (int)in.output_width, h = (int)in.output_height, c = in.output_components;
+  const int w = (int)jd->output_width, h = (int)jd->output_height, c = jd->output_components;
   const Placement p = placement(orientation, w, h);
   uint8_t *pixels = lean_alloc((size_t)w * h * c);
   if (upright(orientation)) {
-    while (in.output_scanline < in.output_height) {
-      JSAMPROW row = pixels + (size_t)in.output_scanline * w * c;
-      jpeg_read_scanlines(&in, &row, 1);
+    while (jd->output_scanline < jd->output_height) {
+      JSAMPROW row = pixels + (size_t)jd->output_scanline * w * c;
+      jpeg_read_scanlines(jd, &row, 1);
     }
   } else {
     JSAMPROW row = lean_alloc((size_t)w * c);
     for (int sy = 0; sy < h; sy++) {
-      jpeg_read_scanlines(&in, &row, 1);
+      jpeg_read_scanlines(jd, &row, 1);
       for (int sx = 0; sx < w; sx++) {
         const int x = p.x0 + sx * p.xx + sy * p.xy, y = p.y0 + sx * p.yx + sy * p.yy;
         memcpy(pixels + ((size_t)y * p.width + x) * c, row + (size_t)sx * c, (size_t)c);
@@ -187,6 +193,7 @@ EXPORT(jd_decode) uint8_t *jd_decode(int orientation) {
 
 typedef struct {
   Rows rows;
+  struct jpeg_decompress_struct *decoder;
   uint8_t *row;
   /* CMYK input: the decoded row, and its transform to sRGB (NULL without a CMYK profile). */
   uint8_t *cmyk;
@@ -196,21 +203,22 @@ typedef struct {
 
 static const uint8_t *jpeg_next(Rows *self) {
   JpegRows *j = (JpegRows *)self;
-  if (in.output_scanline >= in.output_height) fail("no more JPEG rows");
+  if (j->decoder->output_scanline >= j->decoder->output_height) fail("no more JPEG rows");
   if (!j->cmyk) {
-    jpeg_read_scanlines(&in, &j->row, 1);
+    jpeg_read_scanlines(j->decoder, &j->row, 1);
     return j->row;
   }
-  jpeg_read_scanlines(&in, &j->cmyk, 1);
+  jpeg_read_scanlines(j->decoder, &j->cmyk, 1);
   colour_cmyk_to_rgba(j->transform, j->cmyk, j->row, j->rows.width, j->inverted);
   return j->row;
 }
 
 /* A pipeline may stop pulling before the last row (a crop): the decompressor is destroyed, not finished. */
 static void jpeg_close(Rows *self) {
-  if (in_open) jpeg_destroy_decompress(&in);
-  in_open = 0;
   JpegRows *j = (JpegRows *)self;
+  jpeg_destroy_decompress(j->decoder);
+  if (jd == j->decoder) jd = NULL;
+  free(j->decoder);
   colour_cmyk_free(j->transform);
   free(j->cmyk);
   free(j->row);
@@ -219,14 +227,15 @@ static void jpeg_close(Rows *self) {
 
 /* The started (RGBA) image's rows as the file stores them (rows_orient turns them), from the decompressor. */
 Rows *jpeg_rows(void) {
-  if (in.out_color_space != JCS_EXT_RGBA && in.out_color_space != JCS_CMYK) fail("the JPEG source needs RGBA rows");
-  JpegRows *j = (JpegRows *)rows_stage(sizeof(JpegRows), (int)in.output_width, (int)in.output_height, jpeg_next, jpeg_close);
-  j->row = lean_alloc((size_t)in.output_width * 4);
-  j->rows.grey = in.num_components == 1;
-  if (in.out_color_space == JCS_CMYK) {
+  if (jd->out_color_space != JCS_EXT_RGBA && jd->out_color_space != JCS_CMYK) fail("the JPEG source needs RGBA rows");
+  JpegRows *j = (JpegRows *)rows_stage(sizeof(JpegRows), (int)jd->output_width, (int)jd->output_height, jpeg_next, jpeg_close);
+  j->decoder = jd;
+  j->row = lean_alloc((size_t)jd->output_width * 4);
+  j->rows.grey = jd->num_components == 1;
+  if (jd->out_color_space == JCS_CMYK) {
     /* Photoshop's CMYK JPEGs, the ones with an Adobe marker, store inks inverted (0: full ink). */
-    j->inverted = in.saw_Adobe_marker;
-    j->cmyk = lean_alloc((size_t)in.output_width * 4);
+    j->inverted = jd->saw_Adobe_marker;
+    j->cmyk = lean_alloc((size_t)jd->output_width * 4);
     j->transform = colour_cmyk_transform(j->inverted);
   }
   return &j->rows;
@@ -281,8 +290,8 @@ WebPPicture *lean_yuv_picture(int width, int height) {
  * time. The decode step of JPEG -> WebP for a turned photo; an upright one goes through the pipeline.
  */
 EXPORT(jd_to_yuv) void jd_to_yuv(int orientation) {
-  if (in.out_color_space != JCS_RGB) fail("the JPEG needs RGB rows");
-  const int w = (int)in.output_width, h = (int)in.output_height;
+  if (jd->out_color_space != JCS_RGB) fail("the JPEG needs RGB rows");
+  const int w = (int)jd->output_width, h = (int)jd->output_height;
   const Placement p = placement(orientation, w, h);
   const int transposed = transposes(orientation);
   lean_yuv_picture(p.width, p.height);
@@ -299,7 +308,7 @@ EXPORT(jd_to_yuv) void jd_to_yuv(int orientation) {
 
   JSAMPROW row = lean_alloc((size_t)w * 3);
   for (int sy = 0; sy < h; sy++) {
-    jpeg_read_scanlines(&in, &row, 1);
+    jpeg_read_scanlines(jd, &row, 1);
     for (int sx = 0; sx < w; sx++) {
       const int x = p.x0 + sx * p.xx + sy * p.xy, y = p.y0 + sx * p.yx + sy * p.yy;
       const int line = transposed ? x >> 1 : y >> 1, cell = transposed ? y >> 1 : x >> 1;
@@ -533,7 +542,7 @@ EXPORT(jpeg_encode) size_t jpeg_encode(const uint8_t *pixels, int width, int hei
  * upright order. A grayscale source stays grayscale.
  */
 EXPORT(jd_to_jpeg) size_t jd_to_jpeg(int orientation, int quality, int progressive, int optimize, int mozjpeg) {
-  const int w = (int)in.output_width, h = (int)in.output_height, c = in.output_components;
+  const int w = (int)jd->output_width, h = (int)jd->output_height, c = jd->output_components;
   const Placement p = placement(orientation, w, h);
   if (!upright(orientation)) {
     uint8_t *pixels = jd_decode(orientation);
@@ -543,8 +552,8 @@ EXPORT(jd_to_jpeg) size_t jd_to_jpeg(int orientation, int quality, int progressi
   }
   start_compress(w, h, c, c == 1 ? JCS_GRAYSCALE : JCS_RGB, quality, progressive, optimize, mozjpeg);
   JSAMPROW row = lean_alloc((size_t)w * c);
-  while (in.output_scanline < in.output_height) {
-    jpeg_read_scanlines(&in, &row, 1);
+  while (jd->output_scanline < jd->output_height) {
+    jpeg_read_scanlines(jd, &row, 1);
     jpeg_write_scanlines(&out, &row, 1);
   }
   free(row);
