@@ -124,12 +124,17 @@ export function qualityFor(tries: ReadonlyArray<readonly [number, number]>, want
   return Math.ceil(qz + (want - sz) / slope)
 }
 
+/** Score points per quality step between two tries (quality, score), within `floor`-3; `fallback` when they say nothing usable. */
+function secant([qa, sa]: readonly [number, number], [qb, sb]: readonly [number, number], floor: number, fallback: number): number {
+  const slope = (sb - sa) / (qb - qa)
+  return Number.isFinite(slope) ? Math.min(3, Math.max(floor, slope)) : fallback
+}
+
 /** Score points per quality step between the two tried qualities nearest `quality` (SLOPE when they say nothing usable). */
 function slopeNear(scores: Map<number, number>, quality: number): number {
   const [a, b] = [...scores.keys()].sort((x, y) => Math.abs(x - quality) - Math.abs(y - quality))
   if (a === undefined || b === undefined) return SLOPE
-  const slope = (scores.get(a)! - scores.get(b)!) / (a - b)
-  return Number.isFinite(slope) ? Math.min(3, Math.max(0.2, slope)) : SLOPE
+  return secant([a, scores.get(a)!], [b, scores.get(b)!], 0.2, SLOPE)
 }
 
 /**
@@ -151,8 +156,7 @@ export const CHECK = { below: 0, above: 3, close: 1, tries: 3, step: 10, share: 
 function slopeOf(tried: readonly { quality: number; score: number }[], slope: number): number {
   if (tried.length < 2) return slope
   const [a, b] = tried.slice(-2) as [{ quality: number; score: number }, { quality: number; score: number }]
-  const secant = (b.score - a.score) / (b.quality - a.quality)
-  return Number.isFinite(secant) ? Math.min(3, Math.max(0.1, secant)) : slope
+  return secant([a.quality, a.score], [b.quality, b.score], 0.1, slope)
 }
 
 /** An answer that was scored whole: its quality, its whole score, and what the encode made (the answer). */
@@ -168,16 +172,17 @@ export interface Checked<P> {
  * answer at another quality; `outOfTime` is asked before each.
  *
  * @example
- * const { quality, score, pass } = await settleQuality({ quality: 72, pass }, { low: 20, high: 95, target: 70 }, 0.7, scoreOf, encodeAt, () => budget.exhausted())
+ * const { quality, score, pass } = await settleQuality({ quality: 72, pass, sample }, { low: 20, high: 95, target: 70 }, scoreOf, encodeAt, () => budget.exhausted())
  */
 export async function settleQuality<P>(
   first: { quality: number; pass: P; sample?: AutoQuality | undefined },
   { low, high, target }: { low: number; high: number; target: number },
-  slope: number,
   scoreOf: (pass: P) => Promise<number>,
   encodeAt: (quality: number) => Promise<P>,
   outOfTime: () => boolean,
 ): Promise<Checked<P>> {
+  // (the sample's slope near its quality, until two whole answers give their own)
+  const slope = first.sample?.slope ?? SLOPE
   const tried: Checked<P>[] = [{ quality: first.quality, pass: first.pass, score: await scoreOf(first.pass) }]
   const reaches = (c: Checked<P>) => c.score >= target - CHECK.below
   for (let extra = 0; extra < CHECK.tries; extra++) {

@@ -3,7 +3,7 @@ import { CODECS, type OutputFormat } from '../codecs/registry'
 import { decoderMemoryCap, type EncodeSettings } from '../codecs/types'
 import { ApiError } from '../errors'
 import type { Limits } from '../env'
-import { copyParts, joinParts } from '../lib/bytes'
+import { copyParts } from '../lib/bytes'
 import { Stopwatch } from '../lib/stopwatch'
 import { TryBudget } from '../lib/try-budget'
 import { type AutoQuality, CHECK, chooseQuality, sampleSpansOf, settleQuality } from './auto-quality'
@@ -13,7 +13,7 @@ import { checkAlphaPlane, checkInput, hasRowSource, mayAnswerWithInput } from '.
 import { inputAsAnswer, metadataFor, withMetadata } from './metadata'
 import { chooseOutput, formatCandidates } from './negotiate'
 import type { CompressOptions } from './options'
-import { byteLength, type Encoded, type Outcome } from './respond'
+import { byteLength, type Encoded, joined, type Outcome } from './respond'
 import { convertRows, sampleRows, scoreRows } from './rows'
 import { readHeader, uprightSize } from './sniff'
 import { applyGeometry, fitToDecoded, flatten, type Geometry, hasTransparency, paddingColour, parseColour, planGeometry } from './transform'
@@ -222,7 +222,7 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
     let carried = pass.timings.decode + pass.timings.transform + pass.timings.encode // the first try's encode
     let checkMs = 0
     const scoreOf = async ({ output }: Pass) => {
-      const score = await scoreRows(bytes, header, plan, geometry, background, metadata, Array.isArray(output) ? joinParts(output) : output!)
+      const score = await scoreRows(bytes, header, plan, geometry, background, metadata, joined(output!))
       const lap = await clock.lap()
       budget.record(carried + lap)
       checkMs += lap
@@ -232,7 +232,7 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
     // (a check that fails, say out of memory, leaves the answer and the sample's score as they were)
     const first = pass
     try {
-      const settled = await settleQuality({ quality: auto.quality, pass, sample: auto }, settings.autoQuality!, auto.slope ?? 0.7, scoreOf, (q) => encodeAt(atQuality(settings, q), undefined), () => budget.exhausted())
+      const settled = await settleQuality({ quality: auto.quality, pass, sample: auto }, settings.autoQuality!, scoreOf, (q) => encodeAt(atQuality(settings, q), undefined), () => budget.exhausted())
       // every try's encode is in checkMs: the answer's timings are the first pass's
       pass = { ...settled.pass, timings: first.timings }
       auto = { quality: settled.quality, score: settled.score }

@@ -1,5 +1,5 @@
 import { AVIF_WHOLE_PIXELS } from '../../wasm'
-import type { FormatId, OutputFormat } from '../codecs/registry'
+import { CODECS, type FormatId, type OutputFormat } from '../codecs/registry'
 import type { EncodeSettings } from '../codecs/types'
 import type { Limits } from '../env'
 import { ApiError } from '../errors'
@@ -443,8 +443,8 @@ export function estimateLeanMiB(plan: ConversionPlan): number {
   const m = MEMORY_MODEL
   const inMP = (plan.header.width * plan.header.height) / 1e6
   const outMP = (plan.width * plan.height) / 1e6
-  const { format, progressive: isProgressive, lossless, hasAlpha, frames } = plan.header
-  const progressive = format === 'jpeg' && isProgressive ? m.progressiveJpegPerMP * inMP : 0
+  const { format, lossless, hasAlpha, frames } = plan.header
+  const progressive = progressiveMiB(plan.header)
   if (plan.route === 'rows') return rowsLeanMiB(plan, progressive)
   if (plan.route === 'frames') return framesLeanMiB(plan)
   const held = format === 'webp' ? m.webpInputMiB + (lossless || hasAlpha !== false || frames > 1 ? m.webpHeldPerMP * inMP : 0) : 0
@@ -463,6 +463,10 @@ export function estimateLeanMiB(plan: ConversionPlan): number {
   const encode = encoder.baseMiB + encoder.perMP * outMP - (handedOver ? m.copyInPerMP[plan.format === 'jpeg' ? 'jpeg' : 'webp'] * outMP : 0)
   return decode + resize + encode
 }
+
+/** A progressive JPEG's coefficient buffers for every scan (`progressiveJpegPerMP`), 0 for any other input. */
+const progressiveMiB = ({ format, progressive, width, height }: ImageHeader): number =>
+  format === 'jpeg' && progressive ? MEMORY_MODEL.progressiveJpegPerMP * ((width * height) / 1e6) : 0
 
 /** An encoder's term: `encode[format]`, or for a lossy AVIF grid `avifGrid` (by chroma, and alpha when the input may have it). */
 function encoderTerm(plan: ConversionPlan): { baseMiB: number; perMP: number } {
@@ -591,9 +595,9 @@ function checkMiB(plan: ConversionPlan): number {
   const c = MEMORY_MODEL.rows.check
   const { header, format } = plan
   const outMP = (plan.width * plan.height) / 1e6
-  const progressive = header.format === 'jpeg' && header.progressive ? (MEMORY_MODEL.progressiveJpegPerMP * header.width * header.height) / 1e6 : 0
+  const progressive = progressiveMiB(header)
   // (an answer with transparency, the input's or contain's padding, is read with its alpha and scored over two backgrounds)
-  const transparent = CODECS_WITH_ALPHA.has(format) && (header.hasAlpha !== false || plan.padded)
+  const transparent = CODECS[format].alpha && (header.hasAlpha !== false || plan.padded)
   const streams = answerStreams(header.format, format)
   const answer = streams ? c.streamed[transparent && format === 'webp' ? 'webpAlpha' : transparent && format === 'avif' ? 'avifAlpha' : format] : c.whole[format]
   const source = streams ? 0 : rowsSourceMiB(plan, progressive)
@@ -606,8 +610,6 @@ function checkMiB(plan: ConversionPlan): number {
  * through the instance's one input, so an answer that needs the input's decoder is decoded whole first.
  */
 export const answerStreams = (input: FormatId, output: OutputFormat): boolean => (input !== output || output === 'jpeg') && !(input === 'gif' && output === 'png')
-
-const CODECS_WITH_ALPHA: ReadonlySet<OutputFormat> = new Set(['webp', 'png', 'avif'])
 
 /** quality=auto: what scoring the sample adds (MEMORY_MODEL.rows.scorePerMP over the largest tile, scored one at a time). */
 function searchMiB(plan: ConversionPlan): number {

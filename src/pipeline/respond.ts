@@ -9,7 +9,7 @@ export type Encoded = Uint8Array | Uint8Array[]
 export const byteLength = (bytes: Encoded): number => (Array.isArray(bytes) ? bytes.reduce((sum, part) => sum + part.length, 0) : bytes.length)
 
 /** The parts as one array (for the JSON answer's base64). */
-const joined = (bytes: Encoded): Uint8Array => (Array.isArray(bytes) ? joinParts(bytes) : bytes)
+export const joined = (bytes: Encoded): Uint8Array => (Array.isArray(bytes) ? joinParts(bytes) : bytes)
 
 export interface Outcome {
   bytes: Encoded
