@@ -73,10 +73,18 @@ const ops = {
   },
   encodeJpeg: (m, image, settings = baseline) => codec(m).encodeJpeg(image, settings),
   toJpeg: (m, jpeg, settings = baseline, orientation = 1) => {
-    const c = codec(m)
-    c.openJpeg(jpeg)
-    c.start(8, 3)
-    return c.transcodeJpeg(orientation, settings)
+    // Builds since 2026-11-27 start the decompressor themselves (a 4:2:0 JPEG's planes go through raw); older ones
+    // fail on an unstarted one and were started by the caller.
+    try {
+      const c = codec(m)
+      c.openJpeg(jpeg)
+      return c.transcodeJpeg(orientation, settings)
+    } catch {
+      const c = codec(m)
+      const { components } = c.openJpeg(jpeg)
+      c.start(8, components === 1 ? 1 : 3)
+      return c.transcodeJpeg(orientation, settings)
+    }
   },
   webpRgba: (m, image, lossless) => codec(m).encodeWebpRgba(image, { quality: lossless ? 50 : 80, method: 4, lossless, lowMemory: false }),
 }

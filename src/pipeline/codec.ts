@@ -140,7 +140,8 @@ export function leanPass(header: ImageHeader): { lean: LeanCodec; run: <T>(step:
 /**
  * Steps 4-6 as one pass of the lean codec, for the same-size routes planConversion chooses (src/pipeline/limits.ts) beside the row
  * pipeline (src/pipeline/rows.ts): a turned JPEG's rows written where they land in the WebP encoder's planes, a lossy WebP's own YUV
- * straight into them, or a JPEG's rows into libjpeg-turbo's compressor as RGB (a grey one as grey). Returns the encoded bytes and the
+ * straight into them, or a JPEG into libjpeg-turbo's compressor: a YCbCr 4:2:0 one's planes as they are, another's rows as RGB (a
+ * grey one's as grey). Returns the encoded bytes and the
  * step times (a JPEG streamed without a turn decodes while it encodes; that time is all `encode`).
  */
 export async function transcode(
@@ -162,15 +163,12 @@ export async function transcode(
     run(() => lean.openWebp(bytes))
     return timed(() => lean.decodeWebpToYuv(), toWebp)
   }
-  const { components } = run(() => lean.openJpeg(bytes))
+  run(() => lean.openJpeg(bytes))
   if (route === 'jpeg-to-webp') {
     return timed(() => {
       lean.start(8, 3)
       lean.decodeToYuv(header.orientation)
     }, toWebp)
   }
-  return timed(() => {}, () => {
-    lean.start(8, components === 1 ? 1 : 3) // a grey JPEG stays grey
-    return lean.transcodeJpeg(header.orientation, turboJpegSettings(settings))
-  })
+  return timed(() => {}, () => lean.transcodeJpeg(header.orientation, turboJpegSettings(settings)))
 }

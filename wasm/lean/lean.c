@@ -489,7 +489,7 @@ static unsigned long out_size;
  * 3 is 1 with each row quantised by trellis as it is transformed (mozjpeg-one-pass-trellis.patch): no unquantised
  * copy of the image's coefficients, so half the memory of 1.
  */
-static void start_compress(int width, int height, int components, J_COLOR_SPACE space, int quality, int progressive, int optimize, int mozjpeg) {
+static void start_compress(int width, int height, int components, J_COLOR_SPACE space, int quality, int progressive, int optimize, int mozjpeg, int raw) {
   out.err = error_manager();
   jpeg_create_compress(&out);
   output = NULL;
@@ -512,6 +512,7 @@ static void start_compress(int width, int height, int components, J_COLOR_SPACE 
   }
   jpeg_set_quality(&out, quality, TRUE);
   out.dct_method = JDCT_ISLOW;
+  out.raw_data_in = raw ? TRUE : FALSE;
   jpeg_start_compress(&out, TRUE);
 }
 
@@ -528,7 +529,7 @@ static size_t finish_compress(void) {
  */
 EXPORT(jpeg_encode) size_t jpeg_encode(const uint8_t *pixels, int width, int height, int channels, int quality, int progressive, int optimize, int mozjpeg) {
   const J_COLOR_SPACE space = channels == 4 ? JCS_EXT_RGBA : channels == 3 ? JCS_RGB : JCS_GRAYSCALE;
-  start_compress(width, height, channels, space, quality, progressive, optimize, mozjpeg);
+  start_compress(width, height, channels, space, quality, progressive, optimize, mozjpeg, 0);
   while (out.next_scanline < out.image_height) {
     JSAMPROW row = (JSAMPROW)(pixels + (size_t)out.next_scanline * width * channels);
     jpeg_write_scanlines(&out, &row, 1);
@@ -541,16 +542,65 @@ EXPORT(jpeg_encode) size_t jpeg_encode(const uint8_t *pixels, int width, int hei
  * decompressor into the compressor; with one, the decoded image is held once (3 B/px) and read in
  * upright order. A grayscale source stays grayscale.
  */
+/* Whether the opened JPEG's components are sampled as the compressor samples YCbCr (4:2:0). */
+static int sampled_420(void) {
+  const jpeg_component_info *c = jd->comp_info;
+  return c[0].h_samp_factor == 2 && c[0].v_samp_factor == 2 && c[1].h_samp_factor == 1 && c[1].v_samp_factor == 1 &&
+         c[2].h_samp_factor == 1 && c[2].v_samp_factor == 1;
+}
+
+/*
+ * The opened YCbCr 4:2:0 JPEG's planes into a 4:2:0 compressor as they are, an iMCU row (16 rows of Y, 8 of Cb and Cr)
+ * at a time: no upsampling, colour conversion either way, or downsampling. Both codecs see the same blocks: the same
+ * size and sampling give each component the same width and height in blocks, and each side pads its partial blocks
+ * and MCUs the same way.
+ */
+static void raw_to_jpeg(void) {
+  JSAMPARRAY planes[3];
+  for (int ci = 0; ci < 3; ci++) {
+    const jpeg_component_info *c = &jd->comp_info[ci];
+    const int rows = c->v_samp_factor * DCTSIZE, width = (int)c->width_in_blocks * DCTSIZE;
+    planes[ci] = lean_alloc(rows * sizeof(JSAMPROW));
+    JSAMPLE *samples = lean_alloc((size_t)rows * width);
+    for (int r = 0; r < rows; r++) planes[ci][r] = samples + (size_t)r * width;
+  }
+  const JDIMENSION unit = (JDIMENSION)jd->max_v_samp_factor * DCTSIZE;
+  while (out.next_scanline < out.image_height) {
+    jpeg_read_raw_data(jd, planes, unit);
+    jpeg_write_raw_data(&out, planes, unit);
+  }
+  for (int ci = 0; ci < 3; ci++) {
+    free(planes[ci][0]);
+    free(planes[ci]);
+  }
+}
+
+/**
+ * Re-encode the opened (not started) JPEG as JPEG at its size, upright. Upright, a YCbCr 4:2:0 JPEG's planes go through
+ * as they are (raw_to_jpeg); another's rows go through as RGB (as grey, a grey one's): the compressor's chroma is then
+ * made from RGB clamped to its range, as from any other source. A turned one is decoded whole as RGB, turned, then encoded.
+ */
 EXPORT(jd_to_jpeg) size_t jd_to_jpeg(int orientation, int quality, int progressive, int optimize, int mozjpeg) {
+  if (upright(orientation) && jd->num_components == 3 && jd->jpeg_color_space == JCS_YCbCr && sampled_420()) {
+    jd->out_color_space = JCS_YCbCr;
+    jd->raw_data_out = TRUE;
+    jd->dct_method = JDCT_ISLOW;
+    jpeg_start_decompress(jd);
+    start_compress((int)jd->output_width, (int)jd->output_height, 3, JCS_YCbCr, quality, progressive, optimize, mozjpeg, 1);
+    raw_to_jpeg();
+    jd_finish();
+    return finish_compress();
+  }
+  jd_start(8, jd->num_components == 1 ? 1 : 3);
   const int w = (int)jd->output_width, h = (int)jd->output_height, c = jd->output_components;
-  const Placement p = placement(orientation, w, h);
   if (!upright(orientation)) {
+    const Placement p = placement(orientation, w, h);
     uint8_t *pixels = jd_decode(orientation);
     size_t size = jpeg_encode(pixels, p.width, p.height, c, quality, progressive, optimize, mozjpeg);
     free(pixels);
     return size;
   }
-  start_compress(w, h, c, c == 1 ? JCS_GRAYSCALE : JCS_RGB, quality, progressive, optimize, mozjpeg);
+  start_compress(w, h, c, c == 1 ? JCS_GRAYSCALE : JCS_RGB, quality, progressive, optimize, mozjpeg, 0);
   JSAMPROW row = lean_alloc((size_t)w * c);
   while (jd->output_scanline < jd->output_height) {
     jpeg_read_scanlines(jd, &row, 1);
@@ -567,7 +617,7 @@ EXPORT(jd_to_jpeg) size_t jd_to_jpeg(int orientation, int quality, int progressi
  */
 size_t jpeg_sink(Rows *in, int quality, int progressive, int optimize, int mozjpeg) {
   const int grey = in->grey;
-  start_compress(in->width, in->height, grey ? 1 : 4, grey ? JCS_GRAYSCALE : JCS_EXT_RGBA, quality, progressive, optimize, mozjpeg);
+  start_compress(in->width, in->height, grey ? 1 : 4, grey ? JCS_GRAYSCALE : JCS_EXT_RGBA, quality, progressive, optimize, mozjpeg, 0);
   JSAMPROW packed = grey ? lean_alloc((size_t)in->width) : NULL;
   while (out.next_scanline < out.image_height) {
     const uint8_t *row = in->next(in);
