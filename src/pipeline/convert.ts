@@ -14,7 +14,7 @@ import { inputAsAnswer, metadataFor, withMetadata } from './metadata'
 import { chooseOutput, formatCandidates } from './negotiate'
 import type { CompressOptions } from './options'
 import { byteLength, type Encoded, joined, type Outcome } from './respond'
-import { convertRows, sampleRows, scoreRows } from './rows'
+import { convertRows, type RowsInput, sampleRows, scoreRows } from './rows'
 import { readHeader, uprightSize } from './sniff'
 import { applyGeometry, fitToDecoded, flatten, type Geometry, hasTransparency, paddingColour, parseColour, planGeometry } from './transform'
 
@@ -145,6 +145,8 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
 
   // what the answer carries besides pixels (metadata=none: nothing), from the input's header data
   const metadata = await metadataFor(bytes, header, options.metadata)
+  // what the row pipeline is built from, each time it runs (the encode, quality=auto's sample and check)
+  const rowsInput: RowsInput = { bytes, header, plan, geometry, background, metadata }
 
   // never bigger: same format, same pixels, and no smaller? the input itself (with the metadata the option keeps) is the better answer
   let unchanged = mayAnswerWithInput(plan)
@@ -162,7 +164,7 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
     } else if (plan.route === 'rows') {
       // 4-6 as one row pipeline: source -> colours, turn, crop, resample, pad, flatten -> encoder (see convertRows)
       // (a sink that writes its file out as it goes stops once it is no smaller than the input: the answer is then the input)
-      const rows = await convertRows(bytes, header, plan, geometry, trial, background, memoryEstimate, limits, clock, giveUpAt, metadata)
+      const rows = await convertRows(rowsInput, trial, memoryEstimate, limits, clock, giveUpAt)
       pass = { output: rows.output, spare: rows.spare, size: { width: rows.width, height: rows.height }, timings: rows.timings, colourConverted: rows.colourConverted, palette: rows.palette }
       memoryEstimate = rows.memoryEstimate
     } else if (plan.route !== 'pixels') {
@@ -197,7 +199,7 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
     // (an input the row pipeline has no source for, an animated WebP or PNG, is decoded whole for it, as steps 4-5 will)
     const spans = sampleSpansOf(plan)
     const sample = hasRowSource(header)
-      ? sampleRows(bytes, header, plan, geometry, background, metadata, spans)
+      ? sampleRows(rowsInput, spans)
       : leanCodec(decoderMemoryCap()).sampleOf(toCanvas(await decodeImage(bytes, header, plan.scale), format, geometry, upright, padding, background).image, spans)
     auto = await chooseQuality(sample, format, settings, plan, limits.cpuLimitMs)
     settings = atQuality(settings, auto.quality)
@@ -222,7 +224,7 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
     let carried = pass.timings.decode + pass.timings.transform + pass.timings.encode // the first try's encode
     let checkMs = 0
     const scoreOf = async ({ output }: Pass) => {
-      const score = await scoreRows(bytes, header, plan, geometry, background, metadata, joined(output!))
+      const score = await scoreRows(rowsInput, joined(output!))
       const lap = await clock.lap()
       budget.record(carried + lap)
       checkMs += lap

@@ -31,6 +31,20 @@ export interface RowsResult {
 }
 
 /**
+ * What a row pipeline is built from (buildRows): the input, the plan and geometry for it, the background that flattens
+ * or pads it and the metadata that decides its colours. One per conversion; convertRows, sampleRows and scoreRows each
+ * build the same rows from it.
+ */
+export interface RowsInput {
+  bytes: Uint8Array
+  header: ImageHeader
+  plan: ConversionPlan
+  geometry: Geometry
+  background: [number, number, number]
+  metadata: Metadata
+}
+
+/**
  * Steps 4-6 as one row pipeline in the lean codec (wasm/lean/pipeline.c), for the plans whose route is
  * `rows`: the source (a JPEG at its DCT scale, a PNG, a still WebP, a GIF's first frame, an AVIF), its colours to sRGB
  * (an ICC profile, PNG gAMA/cHRM or AVIF nclx; CMYK inside the JPEG source), then the EXIF turn, the crop, the
@@ -41,26 +55,23 @@ export interface RowsResult {
  * the first row to the output is `encode`; `decode` is reading the headers (and a lossy WebP's or an AVIF's planes).
  *
  * @example
- * const { output } = await convertRows(bytes, header, plan, geometry, settings, [255, 255, 255], estimate, limits, clock, bytes.length)
+ * const input = { bytes, header, plan, geometry, background: [255, 255, 255], metadata: {} }
+ * const { output } = await convertRows(input, settings, estimate, limits, clock, bytes.length)
  */
 export async function convertRows(
-  bytes: Uint8Array,
-  header: ImageHeader,
-  plan: ConversionPlan,
-  geometry: Geometry,
+  input: RowsInput,
   settings: EncodeSettings,
-  background: [number, number, number],
   memoryEstimate: number,
   limits: Limits,
   clock: Stopwatch,
   giveUpAt = Number.POSITIVE_INFINITY,
-  metadata: Metadata = {},
 ): Promise<RowsResult> {
-  const { lean, run } = leanPass(header)
+  const { plan } = input
+  const { lean, run } = leanPass(input.header)
   const format = plan.format
   let colourConverted = false
   const build = () => {
-    colourConverted = buildRows(lean, bytes, header, plan, geometry, background, metadata)
+    colourConverted = buildRows(lean, input)
   }
 
   run(build)
@@ -72,7 +83,7 @@ export async function convertRows(
   // PNG reads them for its palette first, takes the layout from the palette, and maps them to it as they are written.
   let palette: PaletteResult | undefined
   if (format === 'png') run(() => (palette = lean.preparePng(build, settings.palette)))
-  if (format === 'avif') run(() => lean.setAvifMetadata(metadata))
+  if (format === 'avif') run(() => lean.setAvifMetadata(input.metadata))
   const output = run(() => encodeRows(lean, format, settings, plan, giveUpAt, (transparent) => {
     memoryEstimate = checkAlphaPlane(plan, settings, transparent, memoryEstimate, limits)
   }))
@@ -85,20 +96,12 @@ export async function convertRows(
  * (wasm/lean/score.c) at the spans sampleSpansOf chose: the output itself when it is small, else full-resolution tiles.
  *
  * @example
- * const sample = sampleRows(bytes, header, plan, geometry, [255, 255, 255], {}, sampleSpansOf(plan))
+ * const sample = sampleRows(input, sampleSpansOf(input.plan))
  */
-export function sampleRows(
-  bytes: Uint8Array,
-  header: ImageHeader,
-  plan: ConversionPlan,
-  geometry: Geometry,
-  background: [number, number, number],
-  metadata: Metadata,
-  spans: SampleSpans,
-): ImageData {
-  const { lean, run } = leanPass(header)
+export function sampleRows(input: RowsInput, spans: SampleSpans): ImageData {
+  const { lean, run } = leanPass(input.header)
   return run(() => {
-    buildRows(lean, bytes, header, plan, geometry, background, metadata)
+    buildRows(lean, input)
     return lean.rowsToSample(spans)
   })
 }
@@ -111,17 +114,10 @@ export function sampleRows(
  * whole first.
  *
  * @example
- * const score = await scoreRows(bytes, header, plan, geometry, [255, 255, 255], {}, answer)
+ * const score = await scoreRows(input, answer)
  */
-export async function scoreRows(
-  bytes: Uint8Array,
-  header: ImageHeader,
-  plan: ConversionPlan,
-  geometry: Geometry,
-  background: [number, number, number],
-  metadata: Metadata,
-  answer: Uint8Array,
-): Promise<number> {
+export async function scoreRows(input: RowsInput, answer: Uint8Array): Promise<number> {
+  const { header, plan } = input
   const answerHeader = { ...readHeader(answer), fileBytes: answer.length }
   const { lean, run } = leanPass(header)
   const alpha = CODECS[plan.format].alpha && answerHeader.hasAlpha !== false
@@ -132,14 +128,14 @@ export async function scoreRows(
       return run(() => {
         openSource(lean, answer, answerHeader, 8)
         lean.rowsAside()
-        buildRows(lean, bytes, header, plan, geometry, background, metadata)
+        buildRows(lean, input)
         return lean.rowsScoreAside(alpha)
       })
     }
     const decoded = await decodeImage(answer, answerHeader)
     const transparent = alpha && hasTransparency(decoded)
     return run(() => {
-      buildRows(lean, bytes, header, plan, geometry, background, metadata)
+      buildRows(lean, input)
       return lean.rowsScore(decoded, transparent)
     })
   } finally {
@@ -151,15 +147,7 @@ export async function scoreRows(
  * The source, its colours to sRGB and the transforms, for the plan's output; returns whether the colours were converted.
  * A kept profile (metadata=keep) travels with the pixels in its colours; otherwise they become sRGB.
  */
-function buildRows(
-  lean: LeanCodec,
-  bytes: Uint8Array,
-  header: ImageHeader,
-  plan: ConversionPlan,
-  geometry: Geometry,
-  background: [number, number, number],
-  metadata: Metadata,
-): boolean {
+function buildRows(lean: LeanCodec, { bytes, header, plan, geometry, background, metadata }: RowsInput): boolean {
   const keepsAlpha = CODECS[plan.format].alpha
   openSource(lean, bytes, header, plan.scale)
   const converted = metadata.icc ? false : lean.colourRows()
