@@ -170,13 +170,14 @@ export interface LeanJpegSettings {
    * MozJPEG's own encoder (its JCP_MAX_COMPRESSION profile: trellis quantisation, ImageMagick's tables, progressive
    * scans chosen by trial, deringing): `trellis` quantises each row by trellis as it is transformed (lean.c's mode 3:
    * the bytes of MozJPEG's own passes, lean.c's mode 1, within 1.5 %, without their unquantised copy of every
-   * coefficient, 3 MiB per MP: docs/benchmarks.md item 31); `multipass` trellis-quantises per scan, in passes over that
-   * copy. False: libjpeg-turbo's behaviour.
+   * coefficient, 3 MiB per MP: docs/benchmarks.md item 31); `trellis-fixed-scans` is that with MozJPEG's fixed
+   * progressive script instead of the scan search (the same coefficients, 0.4-0.7x the time, 0.2-6 % more bytes: item
+   * 37); `multipass` trellis-quantises per scan, in passes over that copy. False: libjpeg-turbo's behaviour.
    */
-  mozjpeg: false | 'trellis' | 'multipass'
+  mozjpeg: false | 'trellis' | 'trellis-fixed-scans' | 'multipass'
 }
 
-const MOZJPEG_MODE = { false: 0, multipass: 2, trellis: 3 } as const
+const MOZJPEG_MODE = { false: 0, multipass: 2, trellis: 3, 'trellis-fixed-scans': 4 } as const
 const jpegArgs = ({ quality, progressive, optimize, mozjpeg }: LeanJpegSettings): [number, number, number, number] =>
   [quality, progressive ? 1 : 0, optimize ? 1 : 0, MOZJPEG_MODE[`${mozjpeg}`]]
 

@@ -142,6 +142,34 @@ describe('JPEG routes', () => {
     }
   })
 
+  it("writes MozJPEG's fixed progressive script at effort 3 instead of its scan search: the same pixels as effort 4", async () => {
+    // Each scan's components, spectral band and successive approximation (Ah, Al), from its SOS header; an SOS marker
+    // cannot occur inside entropy-coded data (an 0xFF there is followed by 0x00 or a restart marker).
+    const scans = (jpeg: Uint8Array) => {
+      const out: string[] = []
+      for (let i = 0; i + 1 < jpeg.length; i++) {
+        if (jpeg[i] !== 0xff || jpeg[i + 1] !== 0xda) continue
+        const n = jpeg[i + 4]!
+        const at = i + 5 + 2 * n
+        out.push(`${Array.from({ length: n }, (_, c) => jpeg[i + 5 + 2 * c]).join('+')}:${jpeg[at]}-${jpeg[at + 1]}/${jpeg[at + 2]! >> 4}${jpeg[at + 2]! & 15}`)
+      }
+      return out
+    }
+    // jpgcrush's script for YCbCr that MozJPEG's simple progression writes: DC of all three, the low luma and chroma
+    // bands, the rest of luma's, luma's last two bits, then the rest of chroma's (components 1 Y, 2 Cb, 3 Cr).
+    const fixed = ['1+2+3:0-0/00', '1:1-8/02', '2:1-8/00', '3:1-8/00', '1:9-63/02', '1:1-63/21', '1:1-63/10', '2:9-63/00', '3:9-63/00']
+    for (const name of ['photo.png', 'large.jpg']) {
+      const source = fixture(name)
+      const headers = { 'Content-Type': name.endsWith('.png') ? MIME.png : MIME.jpeg }
+      const at = (effort: number) => callWorker(`/api/compress?format=jpeg&quality=80&effort=${effort}`, { method: 'POST', body: source, headers }).then(okBytes)
+      const [three, four] = [await at(3), await at(4)]
+      expect(scans(three), name).toEqual(fixed)
+      expect(scans(four), name).not.toEqual(fixed)
+      expect((await decode(three)).image.data, name).toEqual((await decode(four)).image.data)
+      expect(three.length / four.length, name).toBeLessThan(1.1)
+    }
+  })
+
   it("decodes byte for byte as MozJPEG's C code does (the lean codec's IDCT and YCbCr conversion are WebAssembly SIMD)", async () => {
     // Saturated hues with strong noise, so the IDCT's samples and the decoded YCbCr fall outside their range and are
     // clamped (at quality 5 the ringing is large); 250 px wide, so each row ends with pixels the 16-pixel steps leave to
