@@ -428,8 +428,8 @@ export class LeanCodec {
 
   /**
    * Re-encode the opened JPEG (not started) as JPEG at its size, upright. Nothing turned, its rows stream through: a
-   * YCbCr 4:2:0 JPEG's planes as they are (no colour conversion or chroma resampling), another YCbCr one's rows as
-   * YCbCr, a grey one's as grey; a turned one is decoded whole first.
+   * YCbCr 4:2:0 JPEG's planes as they are (no colour conversion or chroma resampling), another's rows as RGB, a grey
+   * one's as grey; a turned one is decoded whole first.
    */
   transcodeJpeg(orientation: number, settings: LeanJpegSettings): Uint8Array {
     this.exports.jd_to_jpeg(orientation, ...jpegArgs(settings))

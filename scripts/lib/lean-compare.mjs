@@ -73,20 +73,29 @@ const ops = {
   },
   encodeJpeg: (m, image, settings = baseline) => codec(m).encodeJpeg(image, settings),
   toJpeg: (m, jpeg, settings = baseline, orientation = 1) => {
-    // Builds since 2026-11-27 start the decompressor themselves (a 4:2:0 JPEG's planes go through raw); older ones
-    // fail on an unstarted one and were started by the caller.
-    try {
-      const c = codec(m)
-      c.openJpeg(jpeg)
-      return c.transcodeJpeg(orientation, settings)
-    } catch {
-      const c = codec(m)
-      const { components } = c.openJpeg(jpeg)
-      c.start(8, components === 1 ? 1 : 3)
-      return c.transcodeJpeg(orientation, settings)
-    }
+    const c = codec(m)
+    const { components } = c.openJpeg(jpeg)
+    if (startsItself.get(m) === false) c.start(8, components === 1 ? 1 : 3)
+    return c.transcodeJpeg(orientation, settings)
   },
   webpRgba: (m, image, lossless) => codec(m).encodeWebpRgba(image, { quality: lossless ? 50 : 80, method: 4, lossless, lowMemory: false }),
+}
+
+/**
+ * Builds since 2026-11-27 start the decompressor themselves in jd_to_jpeg (a 4:2:0 JPEG's planes go through raw); older
+ * ones fail on an unstarted one and were started by the caller: asked once per build, on a tiny grey JPEG of its own.
+ */
+const startsItself = new Map()
+for (const m of Object.values(builds)) {
+  const probe = codec(m).encodeJpeg(new ImageData(8, 8), baseline)
+  try {
+    const c = codec(m)
+    c.openJpeg(probe)
+    c.transcodeJpeg(1, baseline)
+    startsItself.set(m, true)
+  } catch {
+    startsItself.set(m, false)
+  }
 }
 
 const same = (a, b) => a.length === b.length && Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.length), Buffer.from(b.buffer, b.byteOffset, b.length)) === 0

@@ -256,7 +256,7 @@ export const MEMORY_MODEL = {
 /**
  * How a conversion runs: through the row pipeline (`rows`: a JPEG, PNG, still WebP, GIF or AVIF source, row
  * transforms, a sink; src/pipeline/rows.ts); as one of the lean codec's same-size passes that keep loops
- * of their own (a turned JPEG into a lossy WebP's planes, a JPEG into libjpeg-turbo as RGB, a lossy
+ * of their own (a turned JPEG into a lossy WebP's planes, a JPEG into libjpeg-turbo: a 4:2:0 one as its planes, others as RGB; a lossy
  * opaque WebP's YUV into the encoder's planes; src/pipeline/codec.ts, `transcode`); through whole
  * RGBA pixels (`pixels`: the first frame of an animated WebP or PNG); or frame by frame into an animated WebP (`frames`:
  * a GIF's or an animated WebP's every frame; src/pipeline/frames.ts).

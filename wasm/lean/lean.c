@@ -11,7 +11,8 @@
  * planes), 240-310 MiB, while a Worker isolate has 128 MB. Here:
  *   - decoding can scale by N/8 in the DCT (libjpeg's scaled IDCT), so a downscale starts small;
  *   - rows go straight into the WebP encoder's YUV 4:2:0 planes (1.5 B/px) or the JPEG compressor;
- *   - JPEG -> JPEG streams RGB rows from the decompressor into the compressor when nothing turns the image;
+ *   - JPEG -> JPEG streams a 4:2:0 JPEG's YCbCr planes (others' RGB rows) from the decompressor into the compressor
+ *     when nothing turns the image;
  *   - a turned JPEG to WebP has each pixel written where it lands in the planes, with no copy.
  *
  * One instance serves one request and is then dropped (wasm/lean.ts), so the state below is global,
@@ -544,11 +545,6 @@ EXPORT(jpeg_encode) size_t jpeg_encode(const uint8_t *pixels, int width, int hei
   return finish_compress();
 }
 
-/**
- * Re-encode the (started, RGB) image as JPEG, upright. Without a turn, rows stream from the
- * decompressor into the compressor; with one, the decoded image is held once (3 B/px) and read in
- * upright order. A grayscale source stays grayscale.
- */
 /* Whether the opened JPEG's components are sampled as the compressor samples YCbCr (4:2:0). */
 static int sampled_420(void) {
   const jpeg_component_info *c = jd->comp_info;
@@ -558,9 +554,9 @@ static int sampled_420(void) {
 
 /*
  * The opened YCbCr 4:2:0 JPEG's planes into a 4:2:0 compressor as they are, an iMCU row (16 rows of Y, 8 of Cb and Cr)
- * at a time: no upsampling, colour conversion either way, or downsampling. Both codecs see the same blocks: the same
- * size and sampling give each component the same width and height in blocks, and each side pads its partial blocks
- * and MCUs the same way.
+ * at a time: no upsampling, colour conversion either way, or downsampling. Both codecs see the same block grid: the same
+ * size and sampling give each component the same width and height in blocks; the compressor codes the decoder's own
+ * samples of the partial blocks and makes its dummy blocks past them, as from any source.
  */
 static void raw_to_jpeg(void) {
   JSAMPARRAY planes[3];
@@ -573,8 +569,7 @@ static void raw_to_jpeg(void) {
   }
   const JDIMENSION unit = (JDIMENSION)jd->max_v_samp_factor * DCTSIZE;
   while (out.next_scanline < out.image_height) {
-    jpeg_read_raw_data(jd, planes, unit);
-    jpeg_write_raw_data(&out, planes, unit);
+    if (jpeg_read_raw_data(jd, planes, unit) != unit || jpeg_write_raw_data(&out, planes, unit) != unit) fail("JPEG planes");
   }
   for (int ci = 0; ci < 3; ci++) {
     free(planes[ci][0]);
@@ -590,6 +585,7 @@ static void raw_to_jpeg(void) {
 EXPORT(jd_to_jpeg) size_t jd_to_jpeg(int orientation, int quality, int progressive, int optimize, int mozjpeg) {
   if (upright(orientation) && jd->num_components == 3 && jd->jpeg_color_space == JCS_YCbCr && sampled_420()) {
     jd->out_color_space = JCS_YCbCr;
+    jd->scale_num = jd->scale_denom = 1; /* (a scaled IDCT would give chroma other block sizes than the compressor's) */
     jd->raw_data_out = TRUE;
     jd->dct_method = JDCT_ISLOW;
     jpeg_start_decompress(jd);
