@@ -226,6 +226,29 @@ describe('JPEG routes', () => {
     }
   })
 
+  it('passes the planes of tiny 4:2:0 JPEGs through whole: every edge block and a last iMCU row shorter than its 16 rows', async () => {
+    // Sizes whose one iMCU row is shorter than its 16 rows (5, 9 and 3 rows), or whose one iMCU column is narrower than
+    // 16 (9 px), odd both ways, baseline and progressive. A gradient with saturated corners, so a lost or shifted edge
+    // block shows in the PSNR against the source's own pixels (38.2-44.0 dB here).
+    for (const [width, height] of [[17, 5], [33, 9], [9, 31], [65, 3]]) {
+      const picture = new ImageData(width, height)
+      for (let y = 0; y < height; y++) {
+        for (let x = 0; x < width; x++) picture.data.set([(255 * x) / Math.max(1, width - 1), (255 * y) / Math.max(1, height - 1), 128, 255], 4 * (y * width + x))
+      }
+      for (const progressive of [false, true]) {
+        // (quality 100 in, 85 out: smaller, so the never-bigger rule does not answer with the input itself)
+        const source = await mozjpeg(picture, { quality: 100, progressive, auto_subsample: false, chroma_subsample: 2 })
+        const input = (await decode(source)).image
+        const res = await post(source, 'format=jpeg&effort=2&quality=85')
+        const at = `${width}x${height}${progressive ? ', progressive' : ''}`
+        expect(res.headers.get('x-original-returned'), at).toBeNull()
+        const out = (await decode(await okBytes(res))).image
+        expect([out.width, out.height], at).toEqual([width, height])
+        expect(psnr(out, input), at).toBeGreaterThan(34)
+      }
+    }
+  })
+
   it('writes the last odd row and column of a JPEG converted to WebP in one pass', async () => {
     // The upright route converts two rows at a time; the others pixel by pixel. Odd sizes leave 2x2
     // chroma cells with one row or one column, which each route must average from the pixels it has.
