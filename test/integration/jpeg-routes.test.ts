@@ -230,7 +230,7 @@ describe('JPEG routes', () => {
     // Sizes whose one iMCU row is shorter than its 16 rows (5, 9 and 3 rows), or whose one iMCU column is narrower than
     // 16 (9 px), odd both ways, baseline and progressive. A gradient with saturated corners, so a lost or shifted edge
     // block shows in the PSNR against the source's own pixels (38.2-44.0 dB here).
-    for (const [width, height] of [[17, 5], [33, 9], [9, 31], [65, 3]]) {
+    for (const [width, height] of [[17, 5], [33, 9], [9, 31], [65, 3]] as const) {
       const picture = new ImageData(width, height)
       for (let y = 0; y < height; y++) {
         for (let x = 0; x < width; x++) picture.data.set([(255 * x) / Math.max(1, width - 1), (255 * y) / Math.max(1, height - 1), 128, 255], 4 * (y * width + x))
