@@ -788,6 +788,7 @@ function render(data) {
     const [wd, wt, we] = stepMedians(r.worker.timings)
     const [sd, st, se] = stepMedians(r.sharp.steps)
     const stepRatio = (a, b) => (b > 0.5 ? ratio(a / b) : '–')
+    const inside = stepsAndRest(r)
     return [
       caseLabel(r),
       spread(r.worker.ms),
@@ -795,8 +796,8 @@ function render(data) {
       spread(r.sharp.ms),
       `${ms(sd)} / ${r.qs ? ms(st) : '–'} / ${ms(se)}`,
       `**${ratio(median(r.pairs))}** (${ratio(min(r.pairs))}–${ratio(max(r.pairs))})`,
-      stepsAndRest(r) ? ratio(median(stepsAndRest(r).ratios)) : '–',
-      stepsAndRest(r) ? ms(stepsAndRest(r).restMs) : '–',
+      inside ? ratio(median(inside.ratios)) : '–',
+      inside ? ms(inside.restMs) : '–',
       `${stepRatio(wd, sd)} / ${r.qs ? stepRatio(wt, st) : '–'} / ${stepRatio(we, se)}`,
       `${r.effort ?? '–'}${r.sharpEffort !== null && r.sharpEffort !== undefined ? ` / ${r.sharpEffort}` : ''}`,
     ]

@@ -146,7 +146,7 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
   // what the answer carries besides pixels (metadata=none: nothing), from the input's header data
   const metadata = await metadataFor(bytes, header, options.metadata)
   // what the row pipeline is built from, each time it runs (the encode, quality=auto's sample and check)
-  const rowsInput: RowsInput = { bytes, header, plan, geometry, background, metadata }
+  const rowsInput: RowsInput = { bytes, plan, geometry, background, metadata }
 
   // never bigger: same format, same pixels, and no smaller? the input itself (with the metadata the option keeps) is the better answer
   let unchanged = mayAnswerWithInput(plan)
@@ -232,16 +232,14 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
       return score
     }
     // (a check that fails, say out of memory, leaves the answer and the sample's score as they were)
-    const first = pass
     try {
       const settled = await settleQuality({ quality: auto.quality, pass, sample: auto }, settings.autoQuality!, scoreOf, (q) => encodeAt(atQuality(settings, q), undefined), () => budget.exhausted())
       // every try's encode is in checkMs: the answer's timings are the first pass's
-      pass = { ...settled.pass, timings: first.timings }
+      pass = { ...settled.pass, timings: pass.timings }
       auto = { quality: settled.quality, score: settled.score }
       settings = atQuality(settings, settled.quality)
     } catch (error) {
       console.error(`quality=auto's check failed: ${(error as Error)?.message}`)
-      pass = first
     }
     searchMs += checkMs
   }

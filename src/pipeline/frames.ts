@@ -101,7 +101,7 @@ export async function flatGifMode(
   const estimate = Math.max(estimateMiB({ ...plan, lossless: true }, leanResidentMiB()), estimateMiB({ ...firstFrame, lossless: true }, leanResidentMiB()))
   if (estimate > limits.memoryBudgetMiB) return kept
   const lossless = { ...settings, lossless: true, effort: animationEffort(settings.effort, true, plan.width * plan.height * header.frames) }
-  const input = { bytes, header, plan: firstFrame, geometry, background, metadata: {} }
+  const input = { bytes, plan: firstFrame, geometry, background, metadata: {} }
   const size = async (trial: EncodeSettings) => byteLength((await convertRows(input, trial, memoryEstimate, limits, new Stopwatch())).output ?? [])
   return (await size(lossless)) < (await size(settings)) ? { settings: lossless, estimateMiB: Math.max(memoryEstimate, estimate) } : kept
 }

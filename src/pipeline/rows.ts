@@ -31,13 +31,12 @@ export interface RowsResult {
 }
 
 /**
- * What a row pipeline is built from (buildRows): the input, the plan and geometry for it, the background that flattens
- * or pads it and the metadata that decides its colours. One per conversion; convertRows, sampleRows and scoreRows each
- * build the same rows from it.
+ * What a row pipeline is built from (buildRows): the input, the plan and geometry for it (the input's header is the
+ * plan's), the background that flattens or pads it and the metadata that decides its colours. One per conversion;
+ * convertRows, sampleRows and scoreRows each build the same rows from it.
  */
 export interface RowsInput {
   bytes: Uint8Array
-  header: ImageHeader
   plan: ConversionPlan
   geometry: Geometry
   background: [number, number, number]
@@ -55,7 +54,7 @@ export interface RowsInput {
  * the first row to the output is `encode`; `decode` is reading the headers (and a lossy WebP's or an AVIF's planes).
  *
  * @example
- * const input = { bytes, header, plan, geometry, background: [255, 255, 255], metadata: {} }
+ * const input = { bytes, plan, geometry, background: [255, 255, 255], metadata: {} }
  * const { output } = await convertRows(input, settings, estimate, limits, clock, bytes.length)
  */
 export async function convertRows(
@@ -67,7 +66,7 @@ export async function convertRows(
   giveUpAt = Number.POSITIVE_INFINITY,
 ): Promise<RowsResult> {
   const { plan } = input
-  const { lean, run } = leanPass(input.header)
+  const { lean, run } = leanPass(plan.header)
   const format = plan.format
   let colourConverted = false
   const build = () => {
@@ -99,7 +98,7 @@ export async function convertRows(
  * const sample = sampleRows(input, sampleSpansOf(input.plan))
  */
 export function sampleRows(input: RowsInput, spans: SampleSpans): ImageData {
-  const { lean, run } = leanPass(input.header)
+  const { lean, run } = leanPass(input.plan.header)
   return run(() => {
     buildRows(lean, input)
     return lean.rowsToSample(spans)
@@ -117,7 +116,8 @@ export function sampleRows(input: RowsInput, spans: SampleSpans): ImageData {
  * const score = await scoreRows(input, answer)
  */
 export async function scoreRows(input: RowsInput, answer: Uint8Array): Promise<number> {
-  const { header, plan } = input
+  const { plan } = input
+  const { header } = plan
   const answerHeader = { ...readHeader(answer), fileBytes: answer.length }
   const { lean, run } = leanPass(header)
   const alpha = CODECS[plan.format].alpha && answerHeader.hasAlpha !== false
@@ -147,7 +147,8 @@ export async function scoreRows(input: RowsInput, answer: Uint8Array): Promise<n
  * The source, its colours to sRGB and the transforms, for the plan's output; returns whether the colours were converted.
  * A kept profile (metadata=keep) travels with the pixels in its colours; otherwise they become sRGB.
  */
-function buildRows(lean: LeanCodec, { bytes, header, plan, geometry, background, metadata }: RowsInput): boolean {
+function buildRows(lean: LeanCodec, { bytes, plan, geometry, background, metadata }: RowsInput): boolean {
+  const { header } = plan
   const keepsAlpha = CODECS[plan.format].alpha
   openSource(lean, bytes, header, plan.scale)
   const converted = metadata.icc ? false : lean.colourRows()

@@ -141,15 +141,21 @@ EXPORT(jd_open) int jd_open(const uint8_t *data, size_t len) {
  * Choose the output scale (scale_eighths/8, 1-8; libjpeg's scaled inverse DCT) and the colour
  * space, 1 = gray (gray sources only), 3 = RGB or 4 = RGBA, and start decompressing. The scaled size: jd_width/jd_height.
  */
+/* Start decompressing at scale_eighths/8 into `space`; with `raw`, as the components' downsampled planes. */
+static void jd_begin(int scale_eighths, J_COLOR_SPACE space, int raw) {
+  jd->scale_num = (unsigned)scale_eighths;
+  jd->scale_denom = 8;
+  jd->out_color_space = space;
+  jd->raw_data_out = raw ? TRUE : FALSE;
+  jd->dct_method = JDCT_ISLOW;
+  jpeg_start_decompress(jd);
+}
+
 EXPORT(jd_start) void jd_start(int scale_eighths, int channels) {
   /* CMYK and YCCK become RGBA in the row source (jpeg_rows), through their profile; no other route takes them. */
   const int cmyk = jd->num_components == 4;
   if (cmyk && channels != 4) fail("CMYK JPEG");
-  jd->scale_num = (unsigned)scale_eighths;
-  jd->scale_denom = 8;
-  jd->out_color_space = cmyk ? JCS_CMYK : channels == 4 ? JCS_EXT_RGBA : channels == 3 ? JCS_RGB : JCS_GRAYSCALE;
-  jd->dct_method = JDCT_ISLOW;
-  jpeg_start_decompress(jd);
+  jd_begin(scale_eighths, cmyk ? JCS_CMYK : channels == 4 ? JCS_EXT_RGBA : channels == 3 ? JCS_RGB : JCS_GRAYSCALE, 0);
 }
 
 EXPORT(jd_width) int jd_width(void) { return (int)(jd->output_width ? jd->output_width : jd->image_width); }
@@ -584,11 +590,8 @@ static void raw_to_jpeg(void) {
  */
 EXPORT(jd_to_jpeg) size_t jd_to_jpeg(int orientation, int quality, int progressive, int optimize, int mozjpeg) {
   if (upright(orientation) && jd->num_components == 3 && jd->jpeg_color_space == JCS_YCbCr && sampled_420()) {
-    jd->out_color_space = JCS_YCbCr;
-    jd->scale_num = jd->scale_denom = 1; /* (a scaled IDCT would give chroma other block sizes than the compressor's) */
-    jd->raw_data_out = TRUE;
-    jd->dct_method = JDCT_ISLOW;
-    jpeg_start_decompress(jd);
+    /* (at full scale: a scaled IDCT would give chroma other block sizes than the compressor's) */
+    jd_begin(8, JCS_YCbCr, 1);
     start_compress((int)jd->output_width, (int)jd->output_height, 3, JCS_YCbCr, quality, progressive, optimize, mozjpeg, 1);
     raw_to_jpeg();
     jd_finish();
