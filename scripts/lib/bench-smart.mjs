@@ -23,10 +23,10 @@ const PALETTE_QUALITIES = [60, 80, 100]
 /** Requests (and sharp encodes) a palette row is timed over, the median kept. */
 const PALETTE_RUNS = 3
 /** Corpus photos enlarged to 12 MP for the second set, beside the timing cases' 12 MP Wood. */
-const TWELVE_MP_EXTRA = ['Dune.jpg', 'Storm.jpg']
+export const TWELVE_MP_EXTRA = ['Dune.jpg', 'Storm.jpg']
 
 /** A corpus photo enlarged (cover) to 4032x3024 with mild film grain (sigma 3), as a JPEG at quality 90; cached. */
-async function twelveMp(sharp, corpusDir, cacheDir, name) {
+export async function twelveMp(sharp, corpusDir, cacheDir, name) {
   const file = path.join(cacheDir, `${path.basename(name, path.extname(name)).toLowerCase()}-4032x3024-grain-s2.jpg`)
   if (!fs.existsSync(file)) {
     const enlarged = await sharp(path.join(corpusDir, name)).rotate().resize(4032, 3024, { fit: 'cover', kernel: 'lanczos3' }).png({ compressionLevel: 1 }).toBuffer()
