@@ -10,8 +10,9 @@
 //
 //   node scripts/auto-quality-oracle.mjs [--formats jpeg,webp,avif] [--sets 1,12] [--targets 66,68,70]
 //
-// Needs ../shared/corpus/photos (the bench's photos). Answers are cached in .cache/auto-quality-oracle/ by photo,
-// format and quality, so a rerun only reports.
+// Needs ../shared/corpus/photos (the bench's photos) and Node >= 22 (run with node_modules/.bin/node). Answers are
+// cached in .cache/auto-quality-oracle/ by photo, format and quality, so a rerun only reports: remove that folder after
+// a change to a codec.
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -52,7 +53,7 @@ if (SETS.includes('12')) {
 const { rgba, score } = await createLeanScorer(ROOT, sharp)
 
 let dev
-const grids = [] // { set, format, photo, defaultQuality, points: [{ quality, bytes, score }] }
+const grids = [] // { set, format, photo, points: [{ quality, bytes, score }] }
 try {
   for (const { set, photos } of sets) {
     for (const photo of photos) {
