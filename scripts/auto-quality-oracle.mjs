@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url'
 import sharp from 'sharp'
 import { scoreStats } from './lib/bench-report.mjs'
 import { createInputs } from './lib/bench-inputs.mjs'
-import { TWELVE_MP_EXTRA, twelveMp } from './lib/bench-smart.mjs'
+import { smartPhotoSets } from './lib/bench-smart.mjs'
 import { killStarted, startWorker } from './lib/devserver.mjs'
 import { createLeanScorer } from './lib/lean-score.mjs'
 
@@ -31,25 +31,19 @@ const arg = (name, fallback) => {
   return i > 0 ? process.argv[i + 1] : fallback
 }
 const FORMATS = arg('formats', 'jpeg,webp,avif').split(',')
-const SETS = arg('sets', '1,12').split(',')
+const SETS = arg('sets', '1,12').split(',').map((mp) => `${mp} MP`)
 const range = (from, to, step = 1) => Array.from({ length: Math.floor((to - from) / step) + 1 }, (_, i) => from + i * step)
 /** Qualities tried per format and set: every step where a default target's answers fall, at 12 MP AVIF every second one outside 41-57. */
 const GRID = {
-  jpeg: { 1: range(40, 95), 12: range(55, 95) },
-  webp: { 1: range(30, 95), 12: range(60, 95) },
-  avif: { 1: range(15, 75), 12: [...range(15, 39, 2), ...range(41, 57), ...range(59, 75, 2)] },
+  jpeg: { '1 MP': range(40, 95), '12 MP': range(55, 95) },
+  webp: { '1 MP': range(30, 95), '12 MP': range(60, 95) },
+  avif: { '1 MP': range(15, 75), '12 MP': [...range(15, 39, 2), ...range(41, 57), ...range(59, 75, 2)] },
 }
 if (!fs.existsSync(CORPUS)) throw new Error(`the bench's photos need ${CORPUS}`)
 fs.mkdirSync(CACHE, { recursive: true })
 
 const inputs = createInputs({ root: ROOT, corpusDir: CORPUS, log: (m) => console.error(m) })
-const sets = []
-if (SETS.includes('1')) sets.push({ set: '1', photos: await inputs.photoSet() })
-if (SETS.includes('12')) {
-  const cacheDir = path.join(ROOT, '.cache', 'bench-inputs')
-  fs.mkdirSync(cacheDir, { recursive: true })
-  sets.push({ set: '12', photos: [await inputs.get('jpeg:12'), ...(await Promise.all(TWELVE_MP_EXTRA.map((name) => twelveMp(sharp, CORPUS, cacheDir, name))))] })
-}
+const sets = (await smartPhotoSets({ root: ROOT, sharp, inputs, corpusDir: CORPUS })).filter(({ set }) => SETS.includes(set))
 const { rgba, score } = await createLeanScorer(ROOT, sharp)
 
 let dev
@@ -89,7 +83,7 @@ const TARGETS = arg('targets', '')
 for (const format of FORMATS) {
   const targets = TARGETS ? TARGETS.split(',').map(Number) : { jpeg: range(70, 76), webp: range(66, 72), avif: range(44, 54) }[format]
   console.log(`\n${format.toUpperCase()} (default quality ${defaults[format]}): oracle answers at each target (the lowest grid quality whose whole answer reaches it)`)
-  console.log('| target | ' + sets.map(({ set }) => `${set} MP: bytes vs default, worst (default's worst), sd (default's)`).join(' | ') + ' | both goals on both sets |')
+  console.log('| target | ' + sets.map(({ set }) => `${set}: bytes vs default, worst (default's worst), sd (default's)`).join(' | ') + ' | both goals on both sets |')
   console.log('|---|' + sets.map(() => '---|').join('') + '---|')
   for (const target of targets) {
     const cells = []

@@ -23,10 +23,10 @@ const PALETTE_QUALITIES = [60, 80, 100]
 /** Requests (and sharp encodes) a palette row is timed over, the median kept. */
 const PALETTE_RUNS = 3
 /** Corpus photos enlarged to 12 MP for the second set, beside the timing cases' 12 MP Wood. */
-export const TWELVE_MP_EXTRA = ['Dune.jpg', 'Storm.jpg']
+const TWELVE_MP_EXTRA = ['Dune.jpg', 'Storm.jpg']
 
 /** A corpus photo enlarged (cover) to 4032x3024 with mild film grain (sigma 3), as a JPEG at quality 90; cached. */
-export async function twelveMp(sharp, corpusDir, cacheDir, name) {
+async function twelveMp(sharp, corpusDir, cacheDir, name) {
   const file = path.join(cacheDir, `${path.basename(name, path.extname(name)).toLowerCase()}-4032x3024-grain-s2.jpg`)
   if (!fs.existsSync(file)) {
     const enlarged = await sharp(path.join(corpusDir, name)).rotate().resize(4032, 3024, { fit: 'cover', kernel: 'lanczos3' }).png({ compressionLevel: 1 }).toBuffer()
@@ -36,21 +36,31 @@ export async function twelveMp(sharp, corpusDir, cacheDir, name) {
 }
 
 /**
+ * The photos quality=auto is measured on: `1 MP` (the matched-quality set) and, unless `quick`, `12 MP` (the timing
+ * cases' Wood and the corpus photos of TWELVE_MP_EXTRA that exist); with `quick`, two of the first.
+ *
+ * @example
+ * for (const { set, photos } of await smartPhotoSets({ root, sharp, inputs, corpusDir })) ...
+ */
+export async function smartPhotoSets({ root, sharp, inputs, corpusDir, quick = false }) {
+  const sets = [{ set: '1 MP', photos: await inputs.photoSet({ limit: quick ? 2 : Infinity }) }]
+  if (quick) return sets
+  const cacheDir = path.join(root, '.cache', 'bench-inputs')
+  fs.mkdirSync(cacheDir, { recursive: true })
+  const big = [await inputs.get('jpeg:12')]
+  if (corpusDir) for (const name of TWELVE_MP_EXTRA) if (fs.existsSync(path.join(corpusDir, name))) big.push(await twelveMp(sharp, corpusDir, cacheDir, name))
+  return [...sets, { set: '12 MP', photos: big }]
+}
+
+/**
  * @example
  * data.smart = await smartPhase({ root, server, post, sharp, inputs, corpusDir, timeoutMs, log })
  */
 export async function smartPhase({ root, server, post, sharp, inputs, corpusDir, timeoutMs, log, quick = false, paletteOnly = false }) {
   const scorer = await createLeanScorer(root, sharp)
-  const cacheDir = path.join(root, '.cache', 'bench-inputs')
-  fs.mkdirSync(cacheDir, { recursive: true })
   const defaults = Object.fromEntries((await (await fetch(`${server.base}/api/formats`)).json()).formats.map((f) => [f.id, f.options?.quality?.default]))
   // (--quick: two photos at 1 MP in JPEG and WebP, and the screenshot's palette only)
-  const sets = paletteOnly ? [] : [{ set: '1 MP', photos: await inputs.photoSet({ limit: quick ? 2 : Infinity }) }]
-  if (!quick && !paletteOnly) {
-    const big = [await inputs.get('jpeg:12')]
-    if (corpusDir) for (const name of TWELVE_MP_EXTRA) if (fs.existsSync(path.join(corpusDir, name))) big.push(await twelveMp(sharp, corpusDir, cacheDir, name))
-    sets.push({ set: '12 MP', photos: big })
-  }
+  const sets = paletteOnly ? [] : await smartPhotoSets({ root, sharp, inputs, corpusDir, quick })
   // A request that fails is logged and left out of the tables, rather than ending the bench run.
   const send = async (input, query) => {
     const r = await post(server, input, query, { timeoutMs })
