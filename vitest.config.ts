@@ -32,6 +32,25 @@ export default defineConfig({
         },
       },
       {
+        // The conversion queue under concurrent requests, each a real request to the worker (SELF) in a request
+        // context of its own, with a short queue timeout so waiting and timing out take about a second.
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: './wrangler.toml' },
+            miniflare: {
+              bindings: { MAX_INPUT_BYTES: String(TEST_MAX_INPUT_BYTES), RATE_LIMIT_ANON_PER_MINUTE: '0', QUEUE_TIMEOUT_MS: '1500' },
+            },
+          }),
+        ],
+        assetsInclude: ['**/*.jpg', '**/*.png', '**/*.webp', '**/*.avif', '**/*.gif', '**/*.svg'],
+        test: {
+          name: 'queue',
+          include: ['test/queue/**/*.test.ts'],
+          globalSetup: ['./test/origin/server.ts'],
+          testTimeout: 60_000,
+        },
+      },
+      {
         // These start a real `wrangler dev` and talk to it over HTTP, from Node.
         test: {
           name: 'http',

@@ -31,8 +31,8 @@ export const ERRORS = {
   rate_limited: { status: 429, title: 'Rate limit exceeded', when: 'over the client\'s compress quota; has `Retry-After` and the RateLimit headers' },
   codec_failed: { status: 500, title: 'Codec failure', when: 'an encoder failed on valid pixels (a bug: please report it)' },
   internal_error: { status: 500, title: 'Internal error', when: 'anything else unexpected' },
-  source_unavailable: { status: 502, title: 'Source unavailable', when: 'GET /img: the origin could not be reached, answered neither 200 nor 404/410, did not answer within `ORIGIN_TIMEOUT_MS`, cut its answer off, or redirected to another origin or more than 3 times; has `source`' },
-  busy: { status: 503, title: 'Worker busy', when: 'this isolate\'s conversion queue did not free up within `QUEUE_TIMEOUT_MS`; has `Retry-After`' },
+  source_unavailable: { status: 502, title: 'Source unavailable', when: 'GET /img: the origin could not be reached, answered neither 200 nor 404/410, did not send its headers or its body within `ORIGIN_TIMEOUT_MS` each, cut its answer off, answered an empty body (or the bucket object is empty), or redirected to another origin or more than 3 times; has `source`' },
+  busy: { status: 503, title: 'Worker busy', when: 'the conversions queued before this one are expected to take longer than `QUEUE_TIMEOUT_MS` (answered at once), or the turn did not come within it; has `Retry-After` (the expected wait, in seconds)' },
   rate_limiter_unavailable: { status: 503, title: 'Rate limiter unavailable', when: 'the rate-limit Durable Object could not be reached or failed (unless `RATE_LIMIT_FAIL_OPEN=true`); has `Retry-After`' },
 } as const satisfies Record<string, { status: ContentfulStatusCode; title: string; when: string }>
 
@@ -88,9 +88,10 @@ export function problemOf(code: ErrorCode, detail: string, extensions: Record<st
   return { type: problemType(code), title, status, detail, code, ...extensions }
 }
 
+/** An error is never stored: not by the Cache API, a CDN or a browser (a 503 cached for a day is a broken image for a day). */
 export function problemResponse(problem: Problem, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(problem), {
     status: problem.status,
-    headers: { 'Content-Type': 'application/problem+json', ...headers },
+    headers: { 'Content-Type': 'application/problem+json', 'Cache-Control': 'no-store', ...headers },
   })
 }

@@ -25,4 +25,4 @@ export { AVIF_WHOLE_PIXELS, LeanFailure, PNG_STRATEGY, type LeanAvifSettings, ty
  * instance whose memory stops at `cap`.
  */
 export const leanCodec = (cap: MemoryCap) => sessionCodec(leanModule, cap)
-export { leanResidentMiB, releaseLeanMemory, withLeanSession } from './session'
+export { abandonLeanSession, leanResidentMiB, releaseLeanMemory, withLeanSession } from './session'

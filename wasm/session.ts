@@ -41,6 +41,14 @@ export function releaseLeanMemory(): void {
 }
 
 /**
+ * The conversion holding the session ended without finishing (workerd ran none of its request's code again: its
+ * client went away): the next session may start. Its memory is reset like after any conversion.
+ */
+export function abandonLeanSession(): void {
+  busy = false
+}
+
+/**
  * Run one conversion with one lean instance over the isolate's lean memory, capped at `cap`.
  *
  * @example

@@ -1,11 +1,11 @@
 import { ApiError } from '../errors'
-import { tooLarge } from '../pipeline/parse'
+import { readBody, tooLarge } from '../pipeline/parse'
 
 /** Redirects followed, each within the origin (scheme, host and port) of the URL asked for. */
 const MAX_REDIRECTS = 3
 
 export interface OriginFetch {
-  /** Longest wait for the answer, its body included (the signal stays on the body). */
+  /** Longest wait for the answer's status and headers (redirects included); its body is timed where it is read. */
   timeoutMs: number
   /** MAX_INPUT_BYTES: a declared Content-Length over it is refused before the body is read. */
   maxBytes: number
@@ -21,16 +21,27 @@ async function refuse(answer: Response, error: ApiError): Promise<never> {
 }
 
 /**
- * GET an image from an untrusted origin: no cookies or credentials, a timeout over the whole answer, redirects
+ * GET an image from an untrusted origin: no cookies or credentials, a timeout until its headers, redirects
  * followed only within the same origin and at most MAX_REDIRECTS, 404 and 410 as `source_not_found`, any other
  * failure (unreachable, 5xx, timeout, a redirect elsewhere) as `source_unavailable`. The body is left unread: the
- * caller counts its bytes (`readBody`) and sniffs them.
+ * caller reads it when its conversion's turn comes, with a timeout of its own (`readOriginBody`), so that a wait in
+ * the queue is never blamed on the origin.
  *
  * @example
  * const answer = await fetchOrigin(new URL('https://images.example.com/cat.jpg'), { timeoutMs: 10_000, maxBytes })
  */
 export async function fetchOrigin(url: URL, { timeoutMs, maxBytes }: OriginFetch): Promise<Response> {
-  const signal = AbortSignal.timeout(timeoutMs)
+  // Aborted only while waiting for headers: the signal stays on the body, which is read later.
+  const controller = new AbortController()
+  const timer = setTimeout(() => controller.abort(), timeoutMs)
+  try {
+    return await follow(url, controller.signal, timeoutMs, maxBytes)
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+async function follow(url: URL, signal: AbortSignal, timeoutMs: number, maxBytes: number): Promise<Response> {
   let current = url
   for (let redirects = 0; ; redirects++) {
     let answer: Response
@@ -64,3 +75,22 @@ export async function fetchOrigin(url: URL, { timeoutMs, maxBytes }: OriginFetch
 
 /** An origin's version of what it answered, for the ETag: its ETag, else its Last-Modified; undefined without either. */
 export const versionOf = (answer: Response): string | undefined => answer.headers.get('etag') ?? answer.headers.get('last-modified') ?? undefined
+
+/**
+ * An origin's body, read within `timeoutMs` from now and counted against MAX_INPUT_BYTES as it arrives. A body cut
+ * off, too slow or empty is the origin's fault (`source_unavailable`, 502), never the client's.
+ *
+ * @example
+ * const bytes = await readOriginBody(answer, url, { timeoutMs: 10_000, maxBytes })
+ */
+export async function readOriginBody(answer: Response, url: URL, { timeoutMs, maxBytes }: OriginFetch): Promise<Uint8Array> {
+  let bytes: Uint8Array
+  try {
+    bytes = await readBody(answer, maxBytes, timeoutMs)
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'payload_too_large') throw error
+    throw unavailable(url, error instanceof ApiError && error.code === 'body_timeout' ? `its body did not arrive within ${timeoutMs} ms (ORIGIN_TIMEOUT_MS)` : 'its answer was cut off')
+  }
+  if (bytes.length === 0) throw unavailable(url, 'it answered an empty body')
+  return bytes
+}

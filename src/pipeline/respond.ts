@@ -134,8 +134,9 @@ function statsHeaders(o: Outcome): Partial<Record<AnswerHeader, string>> {
 /**
  * Step 7: the answer. The image bytes with their type and statistics headers, or with
  * `Accept: application/json` / `response=json`, a JSON body with the same numbers and the image in base64.
+ * `shared`: other requests answer from the same outcome (GET /img's single flight), so its bytes are left whole.
  */
-export function respond(c: Context, o: Outcome, json: boolean): Response {
+export function respond(c: Context, o: Outcome, json: boolean, { shared = false }: { shared?: boolean } = {}): Response {
   const headers = statsHeaders(o)
   const mime = CODECS[o.format].mime
   if (json) {
@@ -162,7 +163,7 @@ export function respond(c: Context, o: Outcome, json: boolean): Response {
       headers,
     )
   }
-  const response = new Response(body(o.bytes), {
+  const response = new Response(body(o.bytes, shared), {
     status: 200,
     headers: {
       ...headers,
@@ -172,7 +173,7 @@ export function respond(c: Context, o: Outcome, json: boolean): Response {
     },
   })
   // The Response has its own copy of a whole array.
-  if (!Array.isArray(o.bytes)) release(o.bytes)
+  if (!Array.isArray(o.bytes) && !shared) release(o.bytes)
   return response
 }
 
@@ -182,14 +183,14 @@ export function respond(c: Context, o: Outcome, json: boolean): Response {
  * PNG was held twice more). A whole array is handed to the Response as it is: streaming those too cost
  * 22 MiB more with 12 clients at once (npm run memory:steady: 140 against 118), in buffers of the stream.
  */
-function body(bytes: Encoded): Uint8Array | ReadableStream {
+function body(bytes: Encoded, shared: boolean): Uint8Array | ReadableStream {
   if (!Array.isArray(bytes)) return bytes
   const { readable, writable } = new FixedLengthStream(byteLength(bytes))
   const writer = writable.getWriter()
   void (async () => {
     for (const part of bytes) {
       for (let at = 0; at < part.length; at += PART_BYTES) await writer.write(part.subarray(at, at + PART_BYTES))
-      release(part)
+      if (!shared) release(part)
     }
     await writer.close()
   })().catch(() => writer.abort().catch(() => {}))

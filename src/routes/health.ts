@@ -3,7 +3,8 @@ import pkg from '../../package.json'
 import { CODECS } from '../codecs/registry'
 import type { FormatId, OutputFormat } from '../codecs/types'
 import { readHeader } from '../pipeline/sniff'
-import { conversionSlot } from '../lib/slot'
+import { limitsOf } from '../env'
+import { conversionQueue } from '../queue'
 
 /** A 1x1 GIF, the smallest input that exercises the GIF decoder. */
 const TINY_GIF = Uint8Array.from(atob('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw=='), (ch) => ch.charCodeAt(0))
@@ -42,19 +43,38 @@ async function roundTrip(id: FormatId): Promise<Check> {
 }
 
 /**
- * GET /api/health: liveness with version and codecs; `?deep=1` round-trips a tiny image through every
- * codec (503 if any fails).
+ * The conversion queue now: `queue` is the conversions waiting or running; `stalled` when some wait and none has
+ * started or ended for longer than one conversion may take (its CPU limit and its body's time together).
+ */
+function queueState(env: Env) {
+  const { cpuLimitMs, bodyTimeoutMs } = limitsOf(env)
+  const now = Date.now()
+  const stats = conversionQueue.stats(now)
+  const stalled = stats.waiting > 0 && now - stats.movedAt > cpuLimitMs + bodyTimeoutMs
+  return {
+    queue: stats.waiting + stats.running,
+    queueWaiting: stats.waiting,
+    queueOldestWaitMs: stats.oldestWaitMs,
+    queueExpectedWaitMs: Math.round(stats.expectedWaitMs),
+    stalled,
+  }
+}
+
+/**
+ * GET /api/health: liveness with version, codecs and the conversion queue (503 `degraded` when it has not moved for
+ * longer than a conversion can take); `?deep=1` round-trips a tiny image through every codec (503 if any fails).
  */
 export const health = new Hono<{ Bindings: Env }>().get('/', async (c) => {
   const codecs = Object.fromEntries(
     Object.values(CODECS).map((codec) => [codec.id, { decode: Boolean(codec.decode), encode: Boolean(codec.encode) }]),
   )
-  const base = { status: 'ok', version: pkg.version, codecs, queue: conversionSlot.depth }
-  if (!['1', 'true'].includes(c.req.query('deep') ?? '')) return c.json(base, 200, { 'Cache-Control': 'no-store' })
+  const { stalled, ...queue } = queueState(c.env)
+  const base = { status: stalled ? 'degraded' : 'ok', version: pkg.version, codecs, ...queue }
+  if (!['1', 'true'].includes(c.req.query('deep') ?? '')) return c.json(base, stalled ? 503 : 200, { 'Cache-Control': 'no-store' })
 
   const checks: Record<string, Check> = {}
   for (const id of Object.keys(CODECS) as FormatId[]) checks[id] = await roundTrip(id)
-  const ok = Object.values(checks).every((check) => check.ok)
+  const ok = !stalled && Object.values(checks).every((check) => check.ok)
   return c.json({ ...base, status: ok ? 'ok' : 'degraded', checks }, ok ? 200 : 503, { 'Cache-Control': 'no-store' })
 })
 

@@ -1,23 +1,20 @@
 import { Hono } from 'hono'
 import type { Context } from 'hono'
 import { createMiddleware } from 'hono/factory'
-import { withLeanSession } from '../../wasm'
 import { LEAN_BUILD } from '../../wasm/build-id'
-import { decoderMemoryCap } from '../codecs/types'
 import { deliveryOf } from '../delivery/config'
-import { fetchOrigin, versionOf } from '../delivery/origin'
+import { fetchOrigin, readOriginBody, versionOf } from '../delivery/origin'
 import { checkSignature } from '../delivery/sign'
 import { resolveSource, type Source } from '../delivery/source'
 import { parseImagePath } from '../delivery/url'
 import { cacheKeyOf, etagOf, matchesIfNoneMatch, sha256Hex, type Variant, variantOf } from '../delivery/variant'
 import { limitsOf } from '../env'
 import { ApiError } from '../errors'
-import { endBodyBuffer } from '../lib/body-buffer'
-import { conversionSlot } from '../lib/slot'
 import { convertImage } from '../pipeline/convert'
 import type { CompressOptions } from '../pipeline/options'
 import { readBody, tooLarge } from '../pipeline/parse'
-import { respond } from '../pipeline/respond'
+import { type Outcome, respond } from '../pipeline/respond'
+import { inConversionTurn, type Shared, SingleFlight } from '../queue'
 import { type ClientVariables, identifyClient } from '../ratelimit/identify'
 import { rateLimit } from '../ratelimit/limit'
 
@@ -29,6 +26,8 @@ interface Requested {
   etag?: string
   /** R2's etag, to read exactly the version the ETag was made from. */
   version?: string
+  /** The bucket object's size, for the queue's admission estimate. */
+  size?: number
   cacheKey: Request
   onError: 'redirect' | undefined
 }
@@ -37,17 +36,23 @@ type ImgEnv = { Bindings: Env; Variables: { requested: Requested } } & ClientVar
 
 /** The headers every answer of a variant carries, 200 and 304 alike. */
 function variantHeaders(c: Context<ImgEnv>, variant: Variant, etag: string): Record<string, string> {
+  return { ETag: etag, 'Cache-Control': `public, max-age=${maxAgeOf(c)}`, ...(variant.varies ? { Vary: 'Accept' } : {}) }
+}
+
+/** IMG_MAX_AGE, but never past a signed URL's `exp`: a cache must not serve it after the signature would refuse it. */
+function maxAgeOf(c: Context<ImgEnv>): number {
   const { maxAgeSeconds } = deliveryOf(c.env)
-  return { ETag: etag, 'Cache-Control': `public, max-age=${maxAgeSeconds}`, ...(variant.varies ? { Vary: 'Accept' } : {}) }
+  const exp = Number(new URL(c.req.url).searchParams.get('exp') ?? Number.NaN)
+  return Number.isFinite(exp) ? Math.max(0, Math.min(maxAgeSeconds, Math.floor(exp - Date.now() / 1000))) : maxAgeSeconds
 }
 
 const notModified = (c: Context<ImgEnv>, variant: Variant, etag: string) => c.body(null, 304, variantHeaders(c, variant, etag))
 
 /** A stored answer, with this request's caching headers. */
-function fromCache(c: Context<ImgEnv>, cached: Response, variant: Variant): Response {
+function fromCache(c: Context<ImgEnv>, cached: Response, variant: Variant, collapsed = false): Response {
   const hit = new Response(cached.body, cached)
   for (const [name, value] of Object.entries(variantHeaders(c, variant, cached.headers.get('etag') ?? ''))) hit.headers.set(name, value)
-  hit.headers.set('Cache-Status', 'imgedge; hit')
+  hit.headers.set('Cache-Status', collapsed ? 'imgedge; hit; collapsed' : 'imgedge; hit')
   return hit
 }
 
@@ -83,7 +88,7 @@ const lookUp = createMiddleware<ImgEnv>(async (c, next) => {
     const cacheKey = cacheKeyOf(etag)
     const cached = await caches.default.match(cacheKey)
     if (cached) return fromCache(c, cached, variant)
-    c.set('requested', { options, source, variant, etag, version: head.etag, cacheKey, onError })
+    c.set('requested', { options, source, variant, etag, version: head.etag, size: head.size, cacheKey, onError })
     return next()
   }
 
@@ -110,18 +115,12 @@ async function bucketCall<T>(call: () => Promise<T>): Promise<T> {
 /** The source's bytes, counted against MAX_INPUT_BYTES as they arrive, into the isolate's body buffer. */
 async function readSource(c: Context<ImgEnv>, { source, version }: Requested, answer: Response | undefined): Promise<Uint8Array> {
   const limits = limitsOf(c.env)
-  if (source.kind === 'origin') {
-    try {
-      return await readBody(answer!, limits.maxInputBytes, limits.bodyTimeoutMs)
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'payload_too_large') throw error
-      throw new ApiError('source_unavailable', `The origin's answer was cut off or too slow (${source.url.href}).`, { source: source.url.href })
-    }
-  }
+  if (source.kind === 'origin') return readOriginBody(answer!, source.url, { timeoutMs: deliveryOf(c.env).originTimeoutMs, maxBytes: limits.maxInputBytes })
   // Only the version the ETag was made from: an upload between the head and here is the next request's.
   const object = await bucketCall(() => c.env.IMAGES.get(source.key, version ? { onlyIf: { etagMatches: version } } : {}))
   if (object === null) throw notInBucket(source.key)
   if (!('body' in object)) throw new ApiError('source_unavailable', `The object ${JSON.stringify(source.key)} changed while it was read; ask again.`, { key: source.key })
+  if (object.size === 0) throw new ApiError('source_unavailable', `The object ${JSON.stringify(source.key)} is empty.`, { key: source.key })
   return readBody({ headers: new Headers({ 'content-length': String(object.size) }), body: object.body }, limits.maxInputBytes)
 }
 
@@ -138,57 +137,81 @@ const nameOf = (source: Source) => {
 /** Under REQUIRE_API_KEY, a signed URL (checked in lookUp) stands in for the key. */
 const signedUrls = (env: Env) => deliveryOf(env).signingKey !== undefined
 
+/** What one conversion of a variant gives every request that asked for it meanwhile. */
+type Made =
+  | { kind: 'converted'; outcome: Outcome; etag: string }
+  /** Stored by another request while this one waited for its turn. */
+  | { kind: 'stored'; body: ArrayBuffer; headers: Headers }
+  /** The origin's validators match the request's If-None-Match: nothing converted. */
+  | { kind: 'unchanged'; etag: string }
+
+/** Variants being made in this isolate, by cache key and If-None-Match: asked for again meanwhile, they are made once. */
+const flights = new SingleFlight<Made>()
+
+/**
+ * One variant, made: the origin's headers (fetched now, within ORIGIN_TIMEOUT_MS) -> the conversion turn -> the cache
+ * looked at again (another request may have stored it during the wait) -> the source's bytes (an origin's body within
+ * ORIGIN_TIMEOUT_MS from here) -> convert.
+ */
+async function make(c: Context<ImgEnv>, requested: Requested): Promise<Made> {
+  const limits = limitsOf(c.env)
+  const { options, source, variant, cacheKey } = requested
+  let { etag } = requested
+  let answer: Response | undefined
+  try {
+    let declaredBytes = requested.size
+    if (source.kind === 'origin') {
+      answer = await fetchOrigin(source.url, { timeoutMs: deliveryOf(c.env).originTimeoutMs, maxBytes: limits.maxInputBytes })
+      declaredBytes = Number(answer.headers.get('content-length') ?? Number.NaN)
+      const version = versionOf(answer)
+      if (version !== undefined) {
+        etag = await etagOf(variant, version)
+        if (matchesIfNoneMatch(c.req.header('if-none-match'), etag)) return { kind: 'unchanged', etag }
+      }
+    }
+    return await inConversionTurn(async (): Promise<Made> => {
+      const stored = await caches.default.match(cacheKey)
+      if (stored) return { kind: 'stored', body: await stored.arrayBuffer(), headers: stored.headers }
+      const bytes = await readSource(c, requested, answer)
+      // An origin without validators: the ETag comes from its bytes, so a changed image is never a 304.
+      etag ??= await etagOf(variant, `sha256:${await sha256Hex(bytes)}`)
+      const outcome = await convertImage({ bytes, options, accept: c.req.header('accept') ?? '', filename: nameOf(source) }, limits)
+      return { kind: 'converted', outcome, etag }
+    }, { timeoutMs: limits.queueTimeoutMs, declaredBytes }, (made) => (made.kind === 'converted' ? made.outcome.input.bytes : undefined))
+  } finally {
+    await answer?.body?.cancel().catch(() => {})
+  }
+}
+
 /**
  * GET (and HEAD) /img/<options>/<source>: an image from the R2 bucket `IMAGES` or an origin, converted as POST
  * /api/compress would with the same options, for `<img src>` and CDNs. The pipeline, top to bottom:
  * identify the client (a key, or under REQUIRE_API_KEY a signed URL) -> look up (signature -> path and source -> R2
- * head -> 304 / stored answer, none counted) -> rate limit -> fetch the origin (304 when its validators match) ->
- * (wait for the conversion slot) -> read the source -> convert (src/pipeline/convert.ts) -> respond, with ETag,
+ * head -> 304 / stored answer, none counted) -> rate limit -> make the variant once for every request asking for it
+ * meanwhile (`make`: origin headers -> conversion turn -> cache again -> read -> convert) -> respond, with ETag,
  * Cache-Control and Cache-Status -> store in the Cache API.
  */
 export const img = new Hono<ImgEnv>().get('/*', identifyClient({ authorisedWithoutKey: signedUrls }), lookUp, rateLimit(), async (c) => {
   const limits = limitsOf(c.env)
-  const delivery = deliveryOf(c.env)
   const requested = c.get('requested')
   const { options, source, variant, cacheKey, onError } = requested
-  let { etag } = requested
+  const ifNoneMatch = c.req.header('if-none-match')
 
-  let answer: Response | undefined
-  if (source.kind === 'origin') {
-    try {
-      answer = await fetchOrigin(source.url, { timeoutMs: delivery.originTimeoutMs, maxBytes: limits.maxInputBytes })
-    } catch (error) {
-      if (onError === 'redirect') return redirectToOriginal(source.url)
-      throw error
-    }
-    const version = versionOf(answer)
-    if (version !== undefined) {
-      etag = await etagOf(variant, version)
-      if (matchesIfNoneMatch(c.req.header('if-none-match'), etag)) {
-        await answer.body?.cancel().catch(() => {})
-        return notModified(c, variant, etag)
-      }
-    }
-  }
-
-  let outcome
+  let made: Shared<Made>
   try {
-    outcome = await conversionSlot.run(() => withLeanSession(decoderMemoryCap(), async () => {
-      const bytes = await readSource(c, requested, answer)
-      // An origin without validators: the ETag comes from its bytes, so a changed image is never a 304.
-      etag ??= await etagOf(variant, `sha256:${await sha256Hex(bytes)}`)
-      return convertImage({ bytes, options, accept: c.req.header('accept') ?? '', filename: nameOf(source) }, limits)
-    }).finally(endBodyBuffer), limits.queueTimeoutMs)
+    // Followers wait as long as the leader may: its turn in the queue, then its conversion.
+    made = await flights.run(`${cacheKey.url} ${ifNoneMatch ?? ''}`, () => make(c, requested), { maxWaitMs: limits.queueTimeoutMs + limits.cpuLimitMs })
   } catch (error) {
     if (onError === 'redirect' && source.kind === 'origin' && error instanceof ApiError) return redirectToOriginal(source.url)
     throw error
-  } finally {
-    await answer?.body?.cancel().catch(() => {})
   }
+  const { value, collapsed } = made
+  if (value.kind === 'stored') return fromCache(c, new Response(value.body, { headers: value.headers }), variant, collapsed)
+  if (value.kind === 'unchanged' || matchesIfNoneMatch(ifNoneMatch, value.etag)) return notModified(c, variant, value.etag)
 
-  const response = respond(c, { ...outcome, vary: variant.varies }, options.response === 'json')
-  for (const [name, value] of Object.entries(variantHeaders(c, variant, etag!))) response.headers.set(name, value)
-  response.headers.set('Cache-Status', 'imgedge; fwd=miss; stored')
-  c.executionCtx.waitUntil(caches.default.put(cacheKey, response.clone()).catch((error: Error) => console.error(`cache put failed: ${error.message}`)))
+  const response = respond(c, { ...value.outcome, vary: variant.varies }, options.response === 'json', { shared: true })
+  for (const [name, value_] of Object.entries(variantHeaders(c, variant, value.etag))) response.headers.set(name, value_)
+  response.headers.set('Cache-Status', collapsed ? 'imgedge; fwd=miss; collapsed' : 'imgedge; fwd=miss; stored')
+  if (!collapsed) c.executionCtx.waitUntil(caches.default.put(cacheKey, response.clone()).catch((error: Error) => console.error(`cache put failed: ${error.message}`)))
   return response
 })

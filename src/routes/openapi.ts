@@ -66,7 +66,7 @@ registry.registerPath({
   security: [{}],
   'x-example': {},
   summary: 'Liveness, version and codecs',
-  description: 'Status, version, the codecs loaded and the conversion queue depth. `deep=1` round-trips a 16x16 image through every codec.',
+  description: 'Status, version, the codecs loaded and the conversion queue: `queue` (waiting or running), `queueWaiting`, `queueOldestWaitMs`, `queueExpectedWaitMs`; 503 `degraded` when the queue has not moved for longer than a conversion can take. `deep=1` round-trips a 16x16 image through every codec.',
   request: { query: z.object({ deep: z.enum(['1', 'true']).optional().openapi({ description: 'Round-trip every codec and report each one.' }) }) },
   responses: {
     200: { description: 'Healthy.', content: { 'application/json': { schema: z.object({ status: z.literal('ok'), version: z.string() }).catchall(z.unknown()) } } },

@@ -28,6 +28,8 @@ export default async function setup(project: TestProject) {
       res.writeHead(status, { 'Content-Length': String(Buffer.byteLength(body)), ...headers })
       res.end(body)
     }
+    // Any name under /images/burst/ is the photo, so a test can ask for variants nobody asked for before.
+    if (path.startsWith('/images/burst/')) return send(200, photo, { 'Content-Type': 'image/jpeg', ETag: `"${path}"` })
     switch (path) {
       case '/hits':
         return send(200, JSON.stringify(Object.fromEntries(hits)), { 'Content-Type': 'application/json' })
@@ -71,6 +73,8 @@ export default async function setup(project: TestProject) {
         res.on('close', () => clearInterval(timer))
         return
       }
+      case '/images/empty.jpg':
+        return send(200, '', { 'Content-Type': 'image/jpeg' })
       case '/images/slow.jpg':
         return setTimeout(() => send(200, photo, { 'Content-Type': 'image/jpeg' }), 3000)
       case '/images/stalls.jpg':
