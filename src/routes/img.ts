@@ -63,10 +63,10 @@ const redirectToOriginal = (url: URL) => new Response(null, { status: 302, heade
 const lookUp = createMiddleware<ImgEnv>(async (c, next) => {
   const url = new URL(c.req.url)
   const delivery = deliveryOf(c.env)
-  await checkSignature(url, delivery.signingKey, Date.now() / 1000)
+  const signed = await checkSignature(url, delivery, Date.now() / 1000)
   const extra = [...url.searchParams.keys()].find((name) => name !== 'sig' && name !== 'exp')
   if (extra !== undefined) throw new ApiError('invalid_option', `GET /img takes its options in the path (/img/${extra}=.../<source>), not the query.`, { option: extra })
-  const { options, onError, rawSource } = parseImagePath(url.pathname)
+  const { options, onError, rawSource } = parseImagePath(url.pathname, { presets: delivery.presets, unsigned: signed ? undefined : delivery.unsigned })
   const source = resolveSource(rawSource, delivery)
   if (onError !== undefined && source.kind !== 'origin') throw new ApiError('invalid_option', 'onerror=redirect needs an origin source (ORIGIN_URL or an absolute URL).', { option: 'onerror' })
   const { maxInputBytes } = limitsOf(c.env)
@@ -135,8 +135,14 @@ const nameOf = (source: Source) => {
   }
 }
 
-/** Under REQUIRE_API_KEY, a signed URL (checked in lookUp) stands in for the key. */
-const signedUrls = (env: Env) => deliveryOf(env).signingKey !== undefined
+/**
+ * Under REQUIRE_API_KEY, a signed URL (checked in lookUp) stands in for the key, and so does an unsigned one limited to
+ * presets; an unsigned URL that may ask for anything (UNSIGNED_URLS=all) still needs a key.
+ */
+const signedUrls = (env: Env) => {
+  const { signingKey, unsigned } = deliveryOf(env)
+  return unsigned.mode === 'presets' || (unsigned.mode === 'none' && signingKey !== undefined)
+}
 
 /**
  * GET (and HEAD) /img/<options>/<source>: an image from the R2 bucket `IMAGES` or an origin, converted as POST

@@ -91,7 +91,7 @@ registry.registerPath({
 
 const binary = { schema: { type: 'string' as const, format: 'binary' } }
 /** Codes only GET /img answers with. */
-const DELIVERY_ONLY: ErrorCode[] = ['signature_required', 'invalid_signature', 'signature_expired', 'source_not_allowed', 'source_not_found', 'source_unavailable']
+const DELIVERY_ONLY: ErrorCode[] = ['signature_required', 'unsigned_not_allowed', 'invalid_signature', 'signature_expired', 'source_not_allowed', 'source_not_found', 'source_unavailable']
 const compressErrors = codes.filter((code) => code !== 'not_found' && !DELIVERY_ONLY.includes(code))
 const deliveryErrors = codes.filter((code) => !['not_found', 'missing_image', 'unsupported_media_type', 'body_timeout'].includes(code))
 
