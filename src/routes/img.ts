@@ -33,7 +33,7 @@ interface Requested {
   onError: 'redirect' | undefined
 }
 
-type ImgEnv = { Bindings: Env; Variables: { requested: Requested } } & ClientVariables
+type ImgEnv = { Bindings: Env; Variables: { requested: Requested; missingKey: string | undefined } } & ClientVariables
 
 /** The headers every answer of a variant carries, 200 and 304 alike. */
 function variantHeaders(c: Context<ImgEnv>, variant: Variant, etag: string): Record<string, string> {
@@ -57,8 +57,8 @@ const redirectToOriginal = (url: URL) => new Response(null, { status: 302, heade
 /**
  * What is answered without converting, and without counting against the client's quota: the signature, the path
  * and its source (a host not on ALLOWED_SOURCES is refused here, before any fetch), then for a bucket key R2's head
- * (existence, size, version: no bytes read) and 304 for a matching If-None-Match, and the stored answer of a
- * variant converted before. An origin is not asked here: that waits for the rate limit.
+ * (size, version: no bytes read) and 304 for a matching If-None-Match, and the stored answer of a variant converted
+ * before. A missing key and an origin wait for the rate limit.
  */
 const lookUp = createMiddleware<ImgEnv>(async (c, next) => {
   const url = new URL(c.req.url)
@@ -75,7 +75,11 @@ const lookUp = createMiddleware<ImgEnv>(async (c, next) => {
 
   if (source.kind === 'bucket') {
     const head = await bucketCall(() => c.env.IMAGES.head(source.key))
-    if (head === null) throw notInBucket(source.key)
+    // Refused after the rate limit (refuseMissing), so nobody can probe the bucket's keys without limit.
+    if (head === null) {
+      c.set('missingKey', source.key)
+      return next()
+    }
     if (head.size > maxInputBytes) throw tooLarge(maxInputBytes, 'The source image')
     const variant = await variantOf(options, `bucket:${source.key}`, accept, LEAN_BUILD)
     const etag = await etagOf(variant, head.etag)
@@ -97,6 +101,13 @@ const lookUp = createMiddleware<ImgEnv>(async (c, next) => {
 })
 
 const notInBucket = (key: string) => new ApiError('source_not_found', `No object ${JSON.stringify(key)} in the IMAGES bucket.`, { key })
+
+/** A key lookUp found missing, answered 404 once the request has been counted like any other miss. */
+const refuseMissing = createMiddleware<ImgEnv>(async (c, next) => {
+  const key = c.get('missingKey')
+  if (key !== undefined) throw notInBucket(key)
+  return next()
+})
 
 /** An R2 call whose failure (R2 down, a key it refuses) is the source's, not ours. */
 async function bucketCall<T>(call: () => Promise<T>): Promise<T> {
@@ -148,11 +159,11 @@ const signedUrls = (env: Env) => {
  * GET (and HEAD) /img/<options>/<source>: an image from the R2 bucket `IMAGES` or an origin, converted as POST
  * /api/compress would with the same options, for `<img src>` and CDNs. The pipeline, top to bottom:
  * identify the client (a key, or under REQUIRE_API_KEY a signed URL) -> look up (signature -> path and source -> R2
- * head -> 304 / stored answer, none counted) -> rate limit -> fetch the origin (304 when its validators match) ->
+ * head -> 304 / stored answer, none counted) -> rate limit -> 404 for a missing key -> fetch the origin (304 when its validators match) ->
  * (wait for the conversion slot) -> read the source -> convert (src/pipeline/convert.ts) -> respond, with ETag,
  * Cache-Control and Cache-Status -> store in the Cache API.
  */
-export const img = new Hono<ImgEnv>().get('/*', identifyClient({ authorisedWithoutKey: signedUrls }), lookUp, rateLimit(), async (c) => {
+export const img = new Hono<ImgEnv>().get('/*', identifyClient({ authorisedWithoutKey: signedUrls }), lookUp, rateLimit(), refuseMissing, async (c) => {
   const limits = limitsOf(c.env)
   const delivery = deliveryOf(c.env)
   const requested = c.get('requested')
