@@ -1,8 +1,8 @@
+import { signatureMatches } from '../../signers/js/imgedge-sign.mjs'
 import { ApiError } from '../errors'
 import type { Delivery } from './config'
-import { signatureMatches } from './signature'
 
-export { signPath } from './signature'
+export { signPath } from '../../signers/js/imgedge-sign.mjs'
 
 /**
  * Check a /img URL's signature: true when it carries a valid one (anything may then be asked for); false when it
