@@ -67,6 +67,7 @@ if (routes.length === 0) {
   say('ineffective', 'No route or custom domain: on *.workers.dev the Cache API keeps nothing, so every view converts again and counts against the rate limit. Uncomment routes in wrangler.toml with your own host (custom_domain = true).')
 } else {
   say('ok', `Routes: ${routes.map((route) => (typeof route === 'string' ? route : route.pattern)).join(', ')}.`)
+  if (config.workers_dev !== false) say('warning', 'workers_dev is not false: the worker can stay reachable on *.workers.dev too, where nothing is cached. Set workers_dev = false.')
 }
 
 // POST /api/compress and the tester page.

@@ -55,7 +55,7 @@ it('finds nothing unsafe once the deploy guide\'s settings are applied, and says
   expect(status).toBe(0)
 }, 60_000)
 
-it('says what is broken: a PRESETS that does not parse, none without a key, a CPU limit unlike cpu_ms', () => {
+it('says what is broken: a PRESETS that does not parse, none without a key, a CPU limit unlike cpu_ms, workers.dev kept', () => {
   const config = asGuideSays()
     .replace(/^PRESETS = .*$/m, 'PRESETS = "thumb=width"')
     .replace(/^UNSIGNED_URLS = .*$/m, 'UNSIGNED_URLS = "none"')
@@ -66,4 +66,6 @@ it('says what is broken: a PRESETS that does not parse, none without a key, a CP
   expect(out).toMatch(/^ {2}warning +REQUIRE_API_KEY is true but no API_KEYS secret/m)
   expect(out).toMatch(/^ {2}ineffective +CPU_LIMIT_MS \(50000\) is not \[limits\] cpu_ms \(30000\)/m)
   expect(status).toBe(1)
+  const kept = doctor(asGuideSays().replace(/^workers_dev = false$/m, ''), '--secrets', 'SIGNING_KEY,API_KEYS')
+  expect([kept.status, kept.out]).toEqual([0, expect.stringMatching(/^ {2}warning +workers_dev is not false/m)])
 }, 60_000)
