@@ -150,7 +150,7 @@ const nameOf = (source: Source) => {
  * Under REQUIRE_API_KEY, a signed URL (checked in lookUp) stands in for the key, and so does an unsigned one limited to
  * presets; an unsigned URL that may ask for anything (UNSIGNED_URLS=all) still needs a key.
  */
-const signedUrls = (env: Env) => {
+const keylessUrls = (env: Env) => {
   const { signingKey, unsigned } = deliveryOf(env)
   return unsigned.mode === 'presets' || (unsigned.mode === 'none' && signingKey !== undefined)
 }
@@ -158,12 +158,12 @@ const signedUrls = (env: Env) => {
 /**
  * GET (and HEAD) /img/<options>/<source>: an image from the R2 bucket `IMAGES` or an origin, converted as POST
  * /api/compress would with the same options, for `<img src>` and CDNs. The pipeline, top to bottom:
- * identify the client (a key, or under REQUIRE_API_KEY a signed URL) -> look up (signature -> path and source -> R2
- * head -> 304 / stored answer, none counted) -> rate limit -> 404 for a missing key -> fetch the origin (304 when its validators match) ->
- * (wait for the conversion slot) -> read the source -> convert (src/pipeline/convert.ts) -> respond, with ETag,
- * Cache-Control and Cache-Status -> store in the Cache API.
+ * identify the client (a key, or under REQUIRE_API_KEY a signed or presets-only URL) -> look up (signature -> path and
+ * source -> R2 head -> 304 / stored answer, none counted) -> rate limit -> 404 for a missing key -> fetch the origin
+ * (304 when its validators match) -> (wait for the conversion slot) -> read the source -> convert
+ * (src/pipeline/convert.ts) -> respond, with ETag, Cache-Control and Cache-Status -> store in the Cache API.
  */
-export const img = new Hono<ImgEnv>().get('/*', identifyClient({ authorisedWithoutKey: signedUrls }), lookUp, rateLimit(), refuseMissing, async (c) => {
+export const img = new Hono<ImgEnv>().get('/*', identifyClient({ authorisedWithoutKey: keylessUrls }), lookUp, rateLimit(), refuseMissing, async (c) => {
   const limits = limitsOf(c.env)
   const delivery = deliveryOf(c.env)
   const requested = c.get('requested')
