@@ -84,7 +84,7 @@ registry.registerPath({
   summary: 'Formats, options, limits and quotas',
   description: 'Generated from the codec registry and the configuration in force: every format with its MIME type, extensions, decode/encode support and encoder options (type, range, default); what colours are converted to sRGB; the service limits; the rate-limit quotas.',
   responses: {
-    200: { description: 'The registry and limits.', content: { 'application/json': { schema: z.object({ formats: z.array(z.unknown()), colour: z.object({ output: z.string(), converted: z.record(z.string(), z.string()), intent: z.string(), metadata: z.string() }).openapi({ description: 'Colour management: outputs are sRGB without a profile; what each input format has converted to sRGB.' }), limits: z.unknown(), rateLimits: z.unknown() }) } } },
+    200: { description: 'The registry and limits.', content: { 'application/json': { schema: z.object({ formats: z.array(z.unknown()), colour: z.object({ output: z.string(), converted: z.record(z.string(), z.string()), intent: z.string(), metadata: z.string() }).openapi({ description: 'Colour management: outputs are sRGB without a profile; what each input format has converted to sRGB.' }), limits: z.unknown(), rateLimits: z.unknown(), delivery: z.unknown().openapi({ description: 'GET /img: the presets (`PRESETS`, each option set as name: value), and what an unsigned URL may name (`unsignedUrls`: all, presets or none; `unsignedWidths`, `unsignedQualities`).' }) }) } } },
     ...problems(ALWAYS),
   },
 })

@@ -38,6 +38,16 @@ describe('presets', () => {
     expect([spelled.headers.get('cache-status'), spelled.headers.get('etag')]).toEqual(['imgedge; hit', named.headers.get('etag')])
   })
 
+  it('are published by /api/formats with what unsigned URLs may name', async () => {
+    const { delivery } = (await (await callWorker('/api/formats', {}, { PRESETS, UNSIGNED_URLS: 'presets', UNSIGNED_WIDTHS: '640,320' })).json()) as { delivery: unknown }
+    expect(delivery).toEqual({
+      presets: { thumb: { width: '200', height: '200', fit: 'cover' }, hero: { width: '400', format: 'webp' } },
+      unsignedUrls: 'presets',
+      unsignedWidths: [320, 640],
+      unsignedQualities: [75],
+    })
+  })
+
   it('refuses an unknown preset and a PRESETS that does not parse', async () => {
     const problem = await expectProblem(await img('/img/preset=huge/presets/photo.jpg'), 'invalid_option', 400)
     expect([problem.option, problem.detail]).toEqual(['preset', 'preset: no preset "huge" (PRESETS has thumb, hero).'])
