@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Sign a GET /img path with the SIGNING_KEY secret, as the worker checks it (src/delivery/signature.ts, loaded as it is).
+// Sign a GET /img path with the SIGNING_KEY secret, as the worker checks it (signers/js/imgedge-sign.mjs, which the worker imports).
 //
 //   SIGNING_KEY=... npm run sign -- '/img/width=800,format=auto/photo.jpg'             # never expires
 //   SIGNING_KEY=... npm run sign -- '/img/width=800/photo.jpg' --expires-in 3600       # valid for an hour
@@ -7,7 +7,7 @@
 // Prints the path as it will be requested (spaces and non-ASCII percent-encoded, as a URL parser writes them) with its
 // exp and sig parameters.
 
-import { signPath } from '../src/delivery/signature.ts'
+import { signPath } from '../signers/js/imgedge-sign.mjs'
 
 const args = process.argv.slice(2)
 const at = args.indexOf('--expires-in')

@@ -1,6 +1,9 @@
 import { ApiError } from '../errors'
 import type { CompressOptions } from '../pipeline/options'
 import { collectFields, parseOptions } from '../pipeline/parse'
+import type { UnsignedRules } from './config'
+import type { Presets } from './presets'
+import { checkUnsigned } from './unsigned'
 
 /** What a /img path names: the conversion's options and, still percent-encoded, its source. */
 export interface ImagePath {
@@ -11,14 +14,23 @@ export interface ImagePath {
   rawSource: string
 }
 
+export interface PathRules {
+  /** PRESETS: `preset=<name>` stands for its options; the URL's own options override them. */
+  presets: Presets
+  /** Given for an unsigned URL: what it may name (UNSIGNED_URLS), checked before its values are. */
+  unsigned?: UnsignedRules
+}
+
 /**
  * Parse `/img/<options>/<source>`: `<options>` is `name=value` pairs joined by commas, with the names, values and
- * validation of POST /api/compress's query (`_` for none) and `onerror=redirect`; `<source>` is the rest of the path.
+ * validation of POST /api/compress's query (`_` for none), `preset=<name>` and `onerror=redirect`; `<source>` is the
+ * rest of the path.
  *
  * @example
  * parseImagePath('/img/width=800,format=auto/photos/cat.jpg') // { options: { width: 800, format: 'auto', ... }, rawSource: 'photos/cat.jpg' }
+ * parseImagePath('/img/preset=thumb/cat.jpg', { presets: { thumb: { width: '320' } } }) // { options: { width: 320, ... }, ... }
  */
-export function parseImagePath(pathname: string): ImagePath {
+export function parseImagePath(pathname: string, { presets, unsigned }: PathRules = { presets: {} }): ImagePath {
   const match = /^\/img\/([^/]*)\/(.+)$/.exec(pathname)
   if (!match) throw new ApiError('not_found', `No image in ${pathname}: use /img/<options>/<source>, with _ for no options.`)
   const optionsText = match[1]!
@@ -31,9 +43,14 @@ export function parseImagePath(pathname: string): ImagePath {
     })
     collectFields(pairs, fields)
   }
-  const { onerror, ...compressFields } = fields
+  if (unsigned) checkUnsigned(fields, unsigned, presets)
+  const { onerror, preset, ...compressFields } = fields
   if (onerror !== undefined && onerror !== 'redirect') throw new ApiError('invalid_option', 'onerror: the only value is redirect.', { option: 'onerror' })
-  return { options: parseOptions(compressFields), onError: onerror, rawSource: match[2]! }
+  if (preset !== undefined && !Object.hasOwn(presets, preset)) {
+    throw new ApiError('invalid_option', `preset: no preset ${JSON.stringify(preset)} (PRESETS has ${Object.keys(presets).join(', ') || 'none'}).`, { option: 'preset' })
+  }
+  const presetFields = preset === undefined ? {} : presets[preset]
+  return { options: parseOptions({ ...presetFields, ...compressFields }), onError: onerror, rawSource: match[2]! }
 }
 
 /** A part of a /img path percent-decoded; `what` (an option, the source) names it when it is not valid percent-encoding. */

@@ -16,9 +16,18 @@ export async function sha256Hex(data: string | Uint8Array, bytes = 32): Promise<
   return [...digest.subarray(0, bytes)].map((byte) => byte.toString(16).padStart(2, '0')).join('')
 }
 
+/** `fff`, `#FFF` and `#ffffff` are one colour: `#rrggbb` in lower case. */
+const hexColour = (text: string) => {
+  const hex = text.replace(/^#/, '').toLowerCase()
+  return `#${hex.length === 3 ? [...hex].map((digit) => digit + digit).join('') : hex}`
+}
+
+/** Options whose values have more than one spelling, and their one spelling in a variant. */
+const CANONICAL: Partial<Record<keyof CompressOptions, (value: string) => string>> = { background: hexColour }
+
 /**
  * The variant a request names: its parsed options (defaults filled, so `width=800,format=webp` and
- * `format=webp,width=800` are one variant), the source (bucket key or URL), the formats `auto` may choose from
+ * `format=webp,width=800` are one variant; every spelling of a colour one), the source (bucket key or URL), the formats `auto` may choose from
  * Accept, and the build (package version and codec build id: a new encoder makes new bytes).
  *
  * @example
@@ -26,7 +35,9 @@ export async function sha256Hex(data: string | Uint8Array, bytes = 32): Promise<
  */
 export async function variantOf(options: CompressOptions, source: string, accept: string, build: string): Promise<Variant> {
   const varies = options.format === 'auto'
-  const normalised = Object.entries(options).sort(([a], [b]) => a.localeCompare(b))
+  const normalised = Object.entries(options)
+    .map(([name, value]) => [name, typeof value === 'string' ? (CANONICAL[name as keyof CompressOptions]?.(value) ?? value) : value])
+    .sort(([a], [b]) => String(a).localeCompare(String(b)))
   const accepted = varies ? acceptedModernFormats(accept).join('+') || 'family' : ''
   return { id: await sha256Hex(JSON.stringify([pkg.version, build, normalised, source, accepted]), 16), varies }
 }

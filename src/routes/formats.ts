@@ -4,6 +4,7 @@ import { AVIF_EFFORT_CAPS } from '../codecs/avif'
 import { publishedCaps } from '../codecs/effort-caps'
 import { PNG_EFFORT_CAPS } from '../codecs/png'
 import { WEBP_ANIMATION_EFFORT_CAPS, WEBP_EFFORT_CAPS } from '../codecs/webp'
+import { deliveryOf } from '../delivery/config'
 import { limitsOf } from '../env'
 import { measuredMatrix } from '../lib/measured-matrix'
 import { MEMORY_MODEL } from '../pipeline/limits'
@@ -38,6 +39,7 @@ const AUTO_QUALITY = {
 
 export const formats = new Hono<{ Bindings: Env }>().get('/', (c) => {
   const limits = limitsOf(c.env)
+  const { presets, unsigned } = deliveryOf(c.env)
   return c.json({
     formats: Object.values(CODECS).map((codec) => ({
       id: codec.id,
@@ -79,5 +81,7 @@ export const formats = new Hono<{ Bindings: Env }>().get('/', (c) => {
       requireApiKey: limits.quotas.requireApiKey,
       headers: ['RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
     },
+    // What a page may put in unsigned GET /img URLs, so tools can build ones that pass.
+    delivery: { presets, unsignedUrls: unsigned.mode, unsignedWidths: unsigned.widths, unsignedQualities: unsigned.qualities },
   })
 })

@@ -32,7 +32,7 @@ interface Requested {
   onError: 'redirect' | undefined
 }
 
-type ImgEnv = { Bindings: Env; Variables: { requested: Requested } } & ClientVariables
+type ImgEnv = { Bindings: Env; Variables: { requested: Requested; missingKey: string | undefined } } & ClientVariables
 
 /** The headers every answer of a variant carries, 200 and 304 alike. */
 function variantHeaders(c: Context<ImgEnv>, variant: Variant, etag: string): Record<string, string> {
@@ -62,16 +62,16 @@ const redirectToOriginal = (url: URL) => new Response(null, { status: 302, heade
 /**
  * What is answered without converting, and without counting against the client's quota: the signature, the path
  * and its source (a host not on ALLOWED_SOURCES is refused here, before any fetch), then for a bucket key R2's head
- * (existence, size, version: no bytes read) and 304 for a matching If-None-Match, and the stored answer of a
- * variant converted before. An origin is not asked here: that waits for the rate limit.
+ * (size, version: no bytes read) and 304 for a matching If-None-Match, and the stored answer of a variant converted
+ * before. A missing key and an origin wait for the rate limit.
  */
 const lookUp = createMiddleware<ImgEnv>(async (c, next) => {
   const url = new URL(c.req.url)
   const delivery = deliveryOf(c.env)
-  await checkSignature(url, delivery.signingKey, Date.now() / 1000)
+  const signed = await checkSignature(url, delivery, Date.now() / 1000)
   const extra = [...url.searchParams.keys()].find((name) => name !== 'sig' && name !== 'exp')
   if (extra !== undefined) throw new ApiError('invalid_option', `GET /img takes its options in the path (/img/${extra}=.../<source>), not the query.`, { option: extra })
-  const { options, onError, rawSource } = parseImagePath(url.pathname)
+  const { options, onError, rawSource } = parseImagePath(url.pathname, { presets: delivery.presets, unsigned: signed ? undefined : delivery.unsigned })
   const source = resolveSource(rawSource, delivery)
   if (onError !== undefined && source.kind !== 'origin') throw new ApiError('invalid_option', 'onerror=redirect needs an origin source (ORIGIN_URL or an absolute URL).', { option: 'onerror' })
   const { maxInputBytes } = limitsOf(c.env)
@@ -80,7 +80,11 @@ const lookUp = createMiddleware<ImgEnv>(async (c, next) => {
 
   if (source.kind === 'bucket') {
     const head = await bucketCall(() => c.env.IMAGES.head(source.key))
-    if (head === null) throw notInBucket(source.key)
+    // Refused after the rate limit (refuseMissing), so nobody can probe the bucket's keys without limit.
+    if (head === null) {
+      c.set('missingKey', source.key)
+      return next()
+    }
     if (head.size > maxInputBytes) throw tooLarge(maxInputBytes, 'The source image')
     const variant = await variantOf(options, `bucket:${source.key}`, accept, LEAN_BUILD)
     const etag = await etagOf(variant, head.etag)
@@ -102,6 +106,13 @@ const lookUp = createMiddleware<ImgEnv>(async (c, next) => {
 })
 
 const notInBucket = (key: string) => new ApiError('source_not_found', `No object ${JSON.stringify(key)} in the IMAGES bucket.`, { key })
+
+/** A key lookUp found missing, answered 404 once the request has been counted like any other miss. */
+const refuseMissing = createMiddleware<ImgEnv>(async (c, next) => {
+  const key = c.get('missingKey')
+  if (key !== undefined) throw notInBucket(key)
+  return next()
+})
 
 /** An R2 call whose failure (R2 down, a key it refuses) is the source's, not ours. */
 async function bucketCall<T>(call: () => Promise<T>): Promise<T> {
@@ -134,8 +145,14 @@ const nameOf = (source: Source) => {
   }
 }
 
-/** Under REQUIRE_API_KEY, a signed URL (checked in lookUp) stands in for the key. */
-const signedUrls = (env: Env) => deliveryOf(env).signingKey !== undefined
+/**
+ * Under REQUIRE_API_KEY, a signed URL (checked in lookUp) stands in for the key, and so does an unsigned one limited to
+ * presets; an unsigned URL that may ask for anything (UNSIGNED_URLS=all) still needs a key.
+ */
+const keylessUrls = (env: Env) => {
+  const { signingKey, unsigned } = deliveryOf(env)
+  return unsigned.mode === 'presets' || (unsigned.mode === 'none' && signingKey !== undefined)
+}
 
 /** What one conversion of a variant gives every request that asked for it meanwhile. */
 type Made =
@@ -186,12 +203,12 @@ async function make(c: Context<ImgEnv>, requested: Requested): Promise<Made> {
 /**
  * GET (and HEAD) /img/<options>/<source>: an image from the R2 bucket `IMAGES` or an origin, converted as POST
  * /api/compress would with the same options, for `<img src>` and CDNs. The pipeline, top to bottom:
- * identify the client (a key, or under REQUIRE_API_KEY a signed URL) -> look up (signature -> path and source -> R2
- * head -> 304 / stored answer, none counted) -> rate limit -> make the variant once for every request asking for it
- * meanwhile (`make`: origin headers -> conversion turn -> cache again -> read -> convert) -> respond, with ETag,
- * Cache-Control and Cache-Status -> store in the Cache API.
+ * identify the client (a key, or under REQUIRE_API_KEY a signed or presets-only URL) -> look up (signature -> path and
+ * source -> R2 head -> 304 / stored answer, none counted) -> rate limit -> 404 for a missing key -> make the variant
+ * once for every request asking for it meanwhile (`make`: origin headers -> conversion turn -> cache again -> read ->
+ * convert) -> respond, with ETag, Cache-Control and Cache-Status -> store in the Cache API.
  */
-export const img = new Hono<ImgEnv>().get('/*', identifyClient({ authorisedWithoutKey: signedUrls }), lookUp, rateLimit(), async (c) => {
+export const img = new Hono<ImgEnv>().get('/*', identifyClient({ authorisedWithoutKey: keylessUrls }), lookUp, rateLimit(), refuseMissing, async (c) => {
   const limits = limitsOf(c.env)
   const requested = c.get('requested')
   const { options, source, variant, cacheKey, onError } = requested

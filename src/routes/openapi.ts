@@ -84,14 +84,14 @@ registry.registerPath({
   summary: 'Formats, options, limits and quotas',
   description: 'Generated from the codec registry and the configuration in force: every format with its MIME type, extensions, decode/encode support and encoder options (type, range, default); what colours are converted to sRGB; the service limits; the rate-limit quotas.',
   responses: {
-    200: { description: 'The registry and limits.', content: { 'application/json': { schema: z.object({ formats: z.array(z.unknown()), colour: z.object({ output: z.string(), converted: z.record(z.string(), z.string()), intent: z.string(), metadata: z.string() }).openapi({ description: 'Colour management: outputs are sRGB without a profile; what each input format has converted to sRGB.' }), limits: z.unknown(), rateLimits: z.unknown() }) } } },
+    200: { description: 'The registry and limits.', content: { 'application/json': { schema: z.object({ formats: z.array(z.unknown()), colour: z.object({ output: z.string(), converted: z.record(z.string(), z.string()), intent: z.string(), metadata: z.string() }).openapi({ description: 'Colour management: outputs are sRGB without a profile; what each input format has converted to sRGB.' }), limits: z.unknown(), rateLimits: z.unknown(), delivery: z.unknown().openapi({ description: 'GET /img: the presets (`PRESETS`, each option set as name: value), and what an unsigned URL may name (`unsignedUrls`: all, presets or none; `unsignedWidths`, `unsignedQualities`).' }) }) } } },
     ...problems(ALWAYS),
   },
 })
 
 const binary = { schema: { type: 'string' as const, format: 'binary' } }
 /** Codes only GET /img answers with. */
-const DELIVERY_ONLY: ErrorCode[] = ['signature_required', 'invalid_signature', 'signature_expired', 'source_not_allowed', 'source_not_found', 'source_unavailable']
+const DELIVERY_ONLY: ErrorCode[] = ['signature_required', 'unsigned_not_allowed', 'invalid_signature', 'signature_expired', 'source_not_allowed', 'source_not_found', 'source_unavailable']
 const compressErrors = codes.filter((code) => code !== 'not_found' && !DELIVERY_ONLY.includes(code))
 const deliveryErrors = codes.filter((code) => !['not_found', 'missing_image', 'unsupported_media_type', 'body_timeout'].includes(code))
 
@@ -154,10 +154,11 @@ registry.registerPath({
     'or an absolute URL on a host of `ALLOWED_SOURCES`) converted as `POST /api/compress` converts it with the same `options`. ' +
     'A strong `ETag`, `304` for `If-None-Match`, `Cache-Control: public, max-age=IMG_MAX_AGE`, `Vary: Accept` only with `format=auto`, ' +
     'and `Cache-Status` (RFC 9211): answers are stored in the Cache API. With the secret `SIGNING_KEY` set, every URL carries `sig` ' +
-    '(base64url HMAC-SHA256 of the path, then `?exp=<exp>` when given) and may carry `exp`. Conversions count against the rate limit; cache hits and 304s do not.',
+    '(base64url HMAC-SHA256 of the path, then `?exp=<exp>` when given) and may carry `exp`; under `UNSIGNED_URLS=presets` an unsigned URL may name ' +
+    'only a preset, `format`, a width of `UNSIGNED_WIDTHS` and a quality of `UNSIGNED_QUALITIES`. Conversions and missing keys count against the rate limit; cache hits and 304s do not.',
   request: {
     params: z.object({
-      options: z.string().openapi({ param: { name: 'options', in: 'path' }, example: 'width=800,format=auto', description: 'Comma-separated `name=value` pairs with the names and values of the compress options, plus `onerror=redirect` (origin sources: a 302 to the original instead of an error); `_` for none.' }),
+      options: z.string().openapi({ param: { name: 'options', in: 'path' }, example: 'width=800,format=auto', description: 'Comma-separated `name=value` pairs with the names and values of the compress options, plus `preset=<name>` (a set of options from `PRESETS`, the URL\'s own laid over it) and `onerror=redirect` (origin sources: a 302 to the original instead of an error); `_` for none.' }),
       source: z.string().openapi({ param: { name: 'source', in: 'path' }, example: 'photos/cat.jpg', description: 'The rest of the path, slashes included: a bucket key, a path under ORIGIN_URL, or an absolute https:// URL.' }),
     }),
     query: z.object({

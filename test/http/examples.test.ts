@@ -3,7 +3,7 @@
  * JavaScript example, and the Python ones where `requests` is installed. The page shows these very files,
  * so what readers copy is what ran here.
  */
-import { execFile, execFileSync } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -11,18 +11,11 @@ import { promisify } from 'node:util'
 import ts from 'typescript'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readHeader } from '../../src/pipeline/sniff'
+import { has } from './runtimes'
 import { startWranglerDev, type WranglerDev } from './wrangler-dev'
 
 const run = promisify(execFile)
 const examples = new URL('../../public/examples/', import.meta.url).pathname
-const has = (command: string, args: string[]) => {
-  try {
-    execFileSync(command, args, { stdio: 'ignore' })
-    return true
-  } catch {
-    return false
-  }
-}
 const hasJq = has('jq', ['--version'])
 const hasRequests = has('python3', ['-c', 'import requests'])
 

@@ -3,7 +3,7 @@
  * HTTP: test/http/examples.test.ts and the browser test test/e2e/page.e2e.mjs (which imports this file
  * directly, so only erasable TypeScript here).
  */
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -27,15 +27,20 @@ export async function freePort(): Promise<number> {
 }
 
 /**
+ * `objects` (bucket key -> file) are put in its local IMAGES bucket first, as `wrangler r2 object put --local` does.
+ *
  * @example
  * const dev = await startWranglerDev({ RATE_LIMIT_ANON_PER_MINUTE: '100' })
  * await fetch(`${dev.base}/api/health`)
  * await dev.stop()
  */
-export async function startWranglerDev(vars: Record<string, string> = {}, timeoutMs = 90_000): Promise<WranglerDev> {
+export async function startWranglerDev(vars: Record<string, string> = {}, timeoutMs = 90_000, objects: Record<string, string> = {}): Promise<WranglerDev> {
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
   const state = mkdtempSync(join(tmpdir(), 'imgedge-dev-'))
+  for (const [key, file] of Object.entries(objects)) {
+    execFileSync('npx', ['wrangler', 'r2', 'object', 'put', `imgedge-images/${key}`, '--file', file, '--local', '--persist-to', state], { stdio: 'ignore' })
+  }
   const args = ['wrangler', 'dev', '--port', String(port), '--persist-to', state]
   for (const [name, value] of Object.entries(vars)) args.push('--var', `${name}:${value}`)
   // Its own process group, so stop() ends wrangler and the workerd processes it started, and nothing else.
