@@ -29,6 +29,10 @@
 //   --report-only      only rewrite docs/benchmarks.md (and the chart) from .cache/bench-results.json
 //   --explore          only the experiments in Node (MozJPEG settings, V8 tiering; part of the full run),
 //                      merged into the last run's .cache/bench-results.json
+//   --burst            only the burst phase (a page's first view against fresh workers under the default limits: 24
+//                      distinct 2 MP JPEGs at once from R2 and from an origin, one variant 30 times at once, six 12 MP
+//                      conversions with QUEUE_TIMEOUT_MS=3000 then small ones 4, 8, 12 s later; workerd's RSS);
+//                      prints its goals and exits 1 when one is not met; saved beside the last run's results
 //   --delivery         only the delivery phase (GET /img: misses, cache hits and 304s at 1 and 16 clients; part of
 //                      every full and quick run), merged into the last run's .cache/bench-results.json
 //   --smart            only the smarter-compression phase (quality=auto against the default quality at 1 and 12 MP,
@@ -55,6 +59,7 @@ import { SETTINGS_MAPPING, encodeWith, loadSharp, sharpConvert, sharpSteps } fro
 import { createScorer, matchQuality } from './lib/bench-quality.mjs'
 import { dur, fmt, kib, max, median, min, ms, pct, ratio, ratioChartSvg, spread, table } from './lib/bench-report.mjs'
 import { MOZJPEG_VARIANTS, NATIVE_JPEG_VARIANTS, exploreMozjpeg, exploreNativeJpeg, exploreTiering } from './lib/bench-explore.mjs'
+import { burstGoals, burstPhase, burstSection } from './lib/bench-burst.mjs'
 import { deliveryPhase, deliveryTable } from './lib/bench-delivery.mjs'
 import { smartPhase, smartSection } from './lib/bench-smart.mjs'
 import { animationPhase, animationSection, animationTargets } from './lib/bench-animation.mjs'
@@ -92,6 +97,7 @@ function parseArgs(argv) {
       case '--report-only': args.reportOnly = true; break
       case '--explore': args.explore = true; break
       case '--delivery': args.delivery = true; break
+      case '--burst': args.burst = true; break
       case '--smart': args.smart = true; break
       case '--palette': args.smart = true; args.palette = true; break
       case '--animation': args.animation = true; break
@@ -1041,6 +1047,19 @@ async function main() {
     data.explore = await explorePhase({ sharp: loadSharp(ROOT), args, corpus: args.corpus })
     fs.writeFileSync(RESULTS, JSON.stringify(data, null, 1))
     if (args.docs) await writeDocs(data)
+    return
+  }
+  if (args.burst) {
+    const tree = snapshotTree()
+    let result
+    try {
+      result = await burstPhase({ root: ROOT, cwd: tree, sharp: loadSharp(ROOT), corpusDir: fs.existsSync(args.corpus) ? args.corpus : null, log })
+    } finally {
+      removeTempDir(tree)
+    }
+    console.log(`\n${burstSection(result)}`)
+    await mergePhase('burst', result, { ...args, docs: false })
+    if (!burstGoals(result).every((goal) => goal.met)) process.exitCode = 1
     return
   }
   if (args.delivery || args.smart || args.animation) {
