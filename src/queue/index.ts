@@ -15,6 +15,8 @@ export const conversionQueue = new ConversionQueue({
 export interface TurnOptions {
   /** QUEUE_TIMEOUT_MS. */
   timeoutMs: number
+  /** Work no client waits for: after every client's (`ConversionQueue`). */
+  background?: boolean
   /** The input's size as declared before it is read (Content-Length, R2's size), for the admission estimate. */
   declaredBytes: number | undefined
 }
@@ -26,14 +28,14 @@ export interface TurnOptions {
  * @example
  * const out = await inConversionTurn(async () => convertImage(...), { timeoutMs, declaredBytes })
  */
-export function inConversionTurn<T>(work: () => Promise<T>, { timeoutMs, declaredBytes }: TurnOptions, inputBytes: (result: T) => number | undefined = () => undefined): Promise<T> {
+export function inConversionTurn<T>(work: () => Promise<T>, { timeoutMs, declaredBytes, background }: TurnOptions, inputBytes: (result: T) => number | undefined = () => undefined): Promise<T> {
   return conversionQueue.run(async () => {
     const started = Date.now()
     const result = await withLeanSession(decoderMemoryCap(), work).finally(endBodyBuffer)
     const bytes = inputBytes(result)
     if (bytes !== undefined) recordCost(bytes, Date.now() - started)
     return result
-  }, { timeoutMs, costMs: estimateMs(declaredBytes) })
+  }, { timeoutMs, costMs: estimateMs(declaredBytes), background })
 }
 
 export { ConversionQueue } from './queue'

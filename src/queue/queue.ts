@@ -30,11 +30,15 @@ export interface RunOptions {
   timeoutMs: number
   /** The conversion's estimated time, for the admission of those behind it (src/queue/cost.ts). */
   costMs: number
+  /** Work no client waits for (a better variant made after the answer): it runs only when no client's conversion waits. */
+  background?: boolean
 }
 
 export interface QueueStats {
   /** Conversions waiting. */
   waiting: number
+  /** Of those, conversions a client waits for (not background work). */
+  waitingForClients: number
   /** 1 while a conversion runs. */
   running: number
   /** How long the oldest waiter has waited, in ms. */
@@ -49,6 +53,7 @@ interface Ticket {
   readonly costMs: number
   readonly since: number
   readonly beat: Heartbeat
+  readonly background: boolean
   started?: number
 }
 
@@ -71,6 +76,7 @@ export class ConversionQueue {
     const oldest = this.waiting[0]
     return {
       waiting: this.waiting.length,
+      waitingForClients: this.waiting.filter((ticket) => !ticket.background).length,
       running: this.holder ? 1 : 0,
       oldestWaitMs: oldest ? now - oldest.since : 0,
       movedAt: this.movedAt,
@@ -78,11 +84,11 @@ export class ConversionQueue {
     }
   }
 
-  async run<T>(work: () => Promise<T>, { timeoutMs, costMs }: RunOptions): Promise<T> {
+  async run<T>(work: () => Promise<T>, { timeoutMs, costMs, background = false }: RunOptions): Promise<T> {
     const now = Date.now()
     const expected = this.expectedWait(now)
     if (expected > timeoutMs) throw busy(expected, `the conversions before this one are expected to take ${Math.round(expected)} ms, over QUEUE_TIMEOUT_MS (${timeoutMs} ms)`)
-    const ticket: Ticket = { costMs, since: now, beat: heartbeat() }
+    const ticket: Ticket = { costMs, since: now, beat: heartbeat(), background }
     this.waiting.push(ticket)
     try {
       await this.turn(ticket, timeoutMs)
@@ -107,8 +113,8 @@ export class ConversionQueue {
       const now = Date.now()
       this.prune(now, now - looked < 3 * this.pollMs)
       looked = now
-      if (this.holder === undefined && this.waiting[0] === ticket) {
-        this.waiting.shift()
+      if (this.holder === undefined && this.next() === ticket) {
+        this.remove(ticket)
         ticket.started = now
         this.holder = ticket
         this.movedAt = now
@@ -120,6 +126,11 @@ export class ConversionQueue {
       }
       await sleep(Math.min(this.pollMs, deadline - now))
     }
+  }
+
+  /** Whose turn it is: the first client's conversion, else the first background one. */
+  private next(): Ticket | undefined {
+    return this.waiting.find((ticket) => !ticket.background) ?? this.waiting[0]
   }
 
   private release(ticket: Ticket): void {
@@ -147,6 +158,6 @@ export class ConversionQueue {
 
   private expectedWait(now: number): number {
     const running = this.holder ? Math.max(0, this.holder.costMs - (now - (this.holder.started ?? now))) : 0
-    return this.waiting.reduce((sum, ticket) => sum + ticket.costMs, running)
+    return this.waiting.reduce((sum, ticket) => sum + (ticket.background ? 0 : ticket.costMs), running)
   }
 }

@@ -11,10 +11,11 @@ import { cacheKeyOf, etagOf, matchesIfNoneMatch, sha256Hex, type Variant, varian
 import { limitsOf } from '../env'
 import { ApiError } from '../errors'
 import { convertImage } from '../pipeline/convert'
+import { acceptedModernFormats } from '../pipeline/negotiate'
 import type { CompressOptions } from '../pipeline/options'
 import { readBody, tooLarge } from '../pipeline/parse'
 import { type Outcome, respond } from '../pipeline/respond'
-import { inConversionTurn, type Shared, SingleFlight } from '../queue'
+import { conversionQueue, inConversionTurn, type Shared, SingleFlight } from '../queue'
 import { type ClientVariables, identifyClient } from '../ratelimit/identify'
 import { rateLimit } from '../ratelimit/limit'
 
@@ -34,10 +35,29 @@ interface Requested {
 
 type ImgEnv = { Bindings: Env; Variables: { requested: Requested; missingKey: string | undefined } } & ClientVariables
 
-/** The headers every answer of a variant carries, 200 and 304 alike. */
-function variantHeaders(c: Context<ImgEnv>, variant: Variant, etag: string): Record<string, string> {
-  return { ETag: etag, 'Cache-Control': `public, max-age=${maxAgeOf(c)}`, ...(variant.varies ? { Vary: 'Accept' } : {}) }
+/** The headers every answer of a variant carries, 200 and 304 alike (a stand-in's fresh for STAND_IN_MAX_AGE only). */
+function variantHeaders(c: Context<ImgEnv>, variant: Variant, etag: string, standIn = false): Record<string, string> {
+  const maxAge = standIn ? Math.min(STAND_IN_MAX_AGE, maxAgeOf(c)) : maxAgeOf(c)
+  return { ETag: etag, 'Cache-Control': `public, max-age=${maxAge}`, ...(variant.varies ? { Vary: 'Accept' } : {}) }
 }
+
+/**
+ * `format=auto` gives a browser that takes AVIF an AVIF, which costs several times WebP's time to make. While other
+ * conversions wait in the queue (a page's first view), a WebP stands in for it: fresh for STAND_IN_MAX_AGE seconds,
+ * with an ETag of its own, and the AVIF is made after, in the background, when no client's conversion waits.
+ */
+const STAND_IN_MAX_AGE = 60
+const STAND_IN = 'detail=stand-in'
+const isStandIn = (headers: Headers) => headers.get('cache-status')?.includes(STAND_IN) ?? false
+
+function standsIn(options: CompressOptions, accept: string): boolean {
+  if (options.format !== 'auto' || !acceptedModernFormats(accept).includes('avif')) return false
+  const { running, waitingForClients } = conversionQueue.stats()
+  return running + waitingForClients > 0
+}
+
+/** Accept without AVIF: what the stand-in is negotiated from. */
+const withoutAvif = (accept: string) => accept.split(',').filter((type) => !/^\s*image\/avif\s*(;|$)/i.test(type)).join(',')
 
 /** IMG_MAX_AGE, but never past a signed URL's `exp`: a cache must not serve it after the signature would refuse it. */
 function maxAgeOf(c: Context<ImgEnv>): number {
@@ -51,8 +71,9 @@ const notModified = (c: Context<ImgEnv>, variant: Variant, etag: string) => c.bo
 /** A stored answer, with this request's caching headers. */
 function fromCache(c: Context<ImgEnv>, cached: Response, variant: Variant, collapsed = false): Response {
   const hit = new Response(cached.body, cached)
-  for (const [name, value] of Object.entries(variantHeaders(c, variant, cached.headers.get('etag') ?? ''))) hit.headers.set(name, value)
-  hit.headers.set('Cache-Status', collapsed ? 'imgedge; hit; collapsed' : 'imgedge; hit')
+  const standIn = isStandIn(cached.headers)
+  for (const [name, value] of Object.entries(variantHeaders(c, variant, cached.headers.get('etag') ?? '', standIn))) hit.headers.set(name, value)
+  hit.headers.set('Cache-Status', `imgedge; hit${collapsed ? '; collapsed' : ''}${standIn ? `; ${STAND_IN}` : ''}`)
   return hit
 }
 
@@ -156,7 +177,8 @@ const keylessUrls = (env: Env) => {
 
 /** What one conversion of a variant gives every request that asked for it meanwhile. */
 type Made =
-  | { kind: 'converted'; outcome: Outcome; etag: string }
+  /** `standIn`: a WebP made in place of format=auto's AVIF while the queue was busy. */
+  | { kind: 'converted'; outcome: Outcome; etag: string; standIn: boolean }
   /** Stored by another request while this one waited for its turn. */
   | { kind: 'stored'; body: ArrayBuffer; headers: Headers }
   /** The origin's validators match the request's If-None-Match: nothing converted. */
@@ -168,11 +190,13 @@ const flights = new SingleFlight<Made>()
 /**
  * One variant, made: the origin's headers (fetched now, within ORIGIN_TIMEOUT_MS) -> the conversion turn -> the cache
  * looked at again (another request may have stored it during the wait) -> the source's bytes (an origin's body within
- * ORIGIN_TIMEOUT_MS from here) -> convert.
+ * ORIGIN_TIMEOUT_MS from here) -> convert. `background`: the AVIF a stand-in stood in for, after every client's turn.
  */
-async function make(c: Context<ImgEnv>, requested: Requested): Promise<Made> {
+async function make(c: Context<ImgEnv>, requested: Requested, background = false): Promise<Made> {
   const limits = limitsOf(c.env)
   const { options, source, variant, cacheKey } = requested
+  const accept = c.req.header('accept') ?? ''
+  const standIn = !background && standsIn(options, accept)
   let { etag } = requested
   let answer: Response | undefined
   try {
@@ -188,13 +212,14 @@ async function make(c: Context<ImgEnv>, requested: Requested): Promise<Made> {
     }
     return await inConversionTurn(async (): Promise<Made> => {
       const stored = await caches.default.match(cacheKey)
-      if (stored) return { kind: 'stored', body: await stored.arrayBuffer(), headers: stored.headers }
+      if (stored && !(background && isStandIn(stored.headers))) return { kind: 'stored', body: await stored.arrayBuffer(), headers: stored.headers }
       const bytes = await readSource(c, requested, answer)
       // An origin without validators: the ETag comes from its bytes, so a changed image is never a 304.
       etag ??= await etagOf(variant, `sha256:${await sha256Hex(bytes)}`)
-      const outcome = await convertImage({ bytes, options, accept: c.req.header('accept') ?? '', filename: nameOf(source) }, limits)
-      return { kind: 'converted', outcome, etag }
-    }, { timeoutMs: limits.queueTimeoutMs, declaredBytes }, (made) => (made.kind === 'converted' ? made.outcome.input.bytes : undefined))
+      const outcome = await convertImage({ bytes, options, accept: standIn ? withoutAvif(accept) : accept, filename: nameOf(source) }, limits)
+      // A stand-in's ETag is its own: revalidating it must not renew it as the AVIF.
+      return { kind: 'converted', outcome, etag: standIn ? etag.replace(/"$/, '-stand-in"') : etag, standIn }
+    }, { timeoutMs: limits.queueTimeoutMs, declaredBytes, background }, (made) => (made.kind === 'converted' ? made.outcome.input.bytes : undefined))
   } finally {
     await answer?.body?.cancel().catch(() => {})
   }
@@ -226,9 +251,36 @@ export const img = new Hono<ImgEnv>().get('/*', identifyClient({ authorisedWitho
   if (value.kind === 'stored') return fromCache(c, new Response(value.body, { headers: value.headers }), variant, collapsed)
   if (value.kind === 'unchanged' || matchesIfNoneMatch(ifNoneMatch, value.etag)) return notModified(c, variant, value.etag)
 
-  const response = respond(c, { ...value.outcome, vary: variant.varies }, options.response === 'json', { shared: true })
-  for (const [name, value_] of Object.entries(variantHeaders(c, variant, value.etag))) response.headers.set(name, value_)
-  response.headers.set('Cache-Status', collapsed ? 'imgedge; fwd=miss; collapsed' : 'imgedge; fwd=miss; stored')
-  if (!collapsed) c.executionCtx.waitUntil(caches.default.put(cacheKey, response.clone()).catch((error: Error) => console.error(`cache put failed: ${error.message}`)))
+  const response = answerOf(c, value, collapsed)
+  if (!collapsed) c.executionCtx.waitUntil(store(cacheKey, response.clone()))
+  if (!collapsed && value.standIn) c.executionCtx.waitUntil(makeInBackground(c, requested))
   return response
 })
+
+/** A converted variant's answer, with its caching headers. */
+function answerOf(c: Context<ImgEnv>, made: Extract<Made, { kind: 'converted' }>, collapsed: boolean): Response {
+  const { options, variant } = c.get('requested')
+  const response = respond(c, { ...made.outcome, vary: variant.varies }, options.response === 'json', { shared: true })
+  for (const [name, value] of Object.entries(variantHeaders(c, variant, made.etag, made.standIn))) response.headers.set(name, value)
+  response.headers.set('Cache-Status', `imgedge; fwd=miss; ${collapsed ? 'collapsed' : 'stored'}${made.standIn ? `; ${STAND_IN}` : ''}`)
+  return response
+}
+
+const store = (key: Request, response: Response) => caches.default.put(key, response).catch((error: Error) => console.error(`cache put failed: ${error.message}`))
+
+/**
+ * The AVIF a stand-in stood in for, made once no client's conversion waits and stored in its place. It gives up
+ * quietly (the next request after the stand-in expires tries again) if that does not come within the time workerd
+ * gives work after an answer.
+ */
+async function makeInBackground(c: Context<ImgEnv>, requested: Requested): Promise<void> {
+  try {
+    const { value } = await flights.run(`${requested.cacheKey.url} background`, () => make(c, requested, true), { maxWaitMs: BACKGROUND_MS })
+    if (value.kind === 'converted') await store(requested.cacheKey, answerOf(c, value, false))
+  } catch {
+    /* busy all along: the stand-in stays until it expires */
+  }
+}
+
+/** Under the 30 s that workerd lets a request's waitUntil work run after its answer. */
+const BACKGROUND_MS = 25_000

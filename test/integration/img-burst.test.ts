@@ -77,6 +77,25 @@ describe('a burst of GET /img requests', () => {
     expect((await held).status).toBe(200)
   })
 
+  it('answers format=auto with a WebP stand-in while the queue is busy, and stores the AVIF after', async () => {
+    const key = `burst/auto-${Date.now()}.jpg`
+    await env.IMAGES.put(key, fixture('photo.jpg'))
+    const chrome = { accept: 'image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8' }
+    const held = holdQueue(1000, {})
+    await sleep(100)
+    // callWorker returns once the request's waitUntil work is done too: the AVIF made in the background.
+    const standIn = await callWorker(`/img/width=150,format=auto/${key}`, { headers: chrome })
+    expect(standIn.headers.get('content-type')).toBe('image/webp')
+    expect(standIn.headers.get('cache-status')).toBe('imgedge; fwd=miss; stored; detail=stand-in')
+    expect(standIn.headers.get('cache-control')).toBe('public, max-age=60')
+    expect(standIn.headers.get('etag')).toMatch(/-stand-in"$/)
+    expect((await decode(await okBytes(standIn))).image.width).toBe(150)
+    expect((await held).status).toBe(200)
+    const later = await callWorker(`/img/width=150,format=auto/${key}`, { headers: chrome })
+    expect([later.headers.get('content-type'), later.headers.get('cache-status'), later.headers.get('cache-control')]).toEqual(['image/avif', 'imgedge; hit', 'public, max-age=86400'])
+    expect((await decode(await okBytes(later))).image.width).toBe(150)
+  })
+
   it("answers an origin's empty body as the origin's fault (502), never cacheable", async () => {
     const res = await callWorker('/img/width=100/empty.jpg', {}, viaOrigin)
     const problem = await expectProblem(res, 'source_unavailable', 502)
