@@ -7,13 +7,15 @@ export interface ImagePath {
   options: CompressOptions
   /** `onerror=redirect` (origin sources only): a source that cannot be served answers 302 to it instead. */
   onError: 'redirect' | undefined
+  /** `format=json`: the image's facts (src/pipeline/describe.ts) instead of an image; `options` then has no format. */
+  json: boolean
   /** The path after the options: a bucket key, a path under ORIGIN_URL, or an absolute URL (see resolveSource). */
   rawSource: string
 }
 
 /**
  * Parse `/img/<options>/<source>`: `<options>` is `name=value` pairs joined by commas, with the names, values and
- * validation of POST /api/compress's query (`_` for none) and `onerror=redirect`; `<source>` is the rest of the path.
+ * validation of POST /api/compress's query (`_` for none), `onerror=redirect` and `format=json`; `<source>` is the rest of the path.
  *
  * @example
  * parseImagePath('/img/width=800,format=auto/photos/cat.jpg') // { options: { width: 800, format: 'auto', ... }, rawSource: 'photos/cat.jpg' }
@@ -33,7 +35,9 @@ export function parseImagePath(pathname: string): ImagePath {
   }
   const { onerror, ...compressFields } = fields
   if (onerror !== undefined && onerror !== 'redirect') throw new ApiError('invalid_option', 'onerror: the only value is redirect.', { option: 'onerror' })
-  return { options: parseOptions(compressFields), onError: onerror, rawSource: match[2]! }
+  const json = compressFields.format === 'json'
+  if (json) delete compressFields.format
+  return { options: parseOptions(compressFields), onError: onerror, json, rawSource: match[2]! }
 }
 
 /** A part of a /img path percent-decoded; `what` (an option, the source) names it when it is not valid percent-encoding. */

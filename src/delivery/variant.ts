@@ -18,13 +18,13 @@ export async function sha256Hex(data: string | Uint8Array, bytes = 32): Promise<
 
 /**
  * The variant a request names: its parsed options (defaults filled, so `width=800,format=webp` and
- * `format=webp,width=800` are one variant), the source (bucket key or URL), the formats `auto` may choose from
+ * `format=webp,width=800` are one variant; `format: 'json'` for the facts),, the source (bucket key or URL), the formats `auto` may choose from
  * Accept, and the build (package version and codec build id: a new encoder makes new bytes).
  *
  * @example
  * const variant = await variantOf(options, 'bucket:photo.jpg', accept, LEAN_BUILD)
  */
-export async function variantOf(options: CompressOptions, source: string, accept: string, build: string): Promise<Variant> {
+export async function variantOf(options: Readonly<Partial<Record<keyof CompressOptions, unknown>>>, source: string, accept: string, build: string): Promise<Variant> {
   const varies = options.format === 'auto'
   const normalised = Object.entries(options).sort(([a], [b]) => a.localeCompare(b))
   const accepted = varies ? acceptedModernFormats(accept).join('+') || 'family' : ''

@@ -15,6 +15,7 @@ import { ApiError } from '../errors'
 import { endBodyBuffer } from '../lib/body-buffer'
 import { conversionSlot } from '../lib/slot'
 import { convertImage } from '../pipeline/convert'
+import { describedResponse, describeImage } from '../pipeline/describe'
 import type { CompressOptions } from '../pipeline/options'
 import { readBody, tooLarge } from '../pipeline/parse'
 import { respond } from '../pipeline/respond'
@@ -31,6 +32,8 @@ interface Requested {
   version?: string
   cacheKey: Request
   onError: 'redirect' | undefined
+  /** format=json: the image's facts instead of an image. */
+  json: boolean
 }
 
 type ImgEnv = { Bindings: Env; Variables: { requested: Requested } } & ClientVariables
@@ -66,7 +69,8 @@ const lookUp = createMiddleware<ImgEnv>(async (c, next) => {
   await checkSignature(url, delivery.signingKey, Date.now() / 1000)
   const extra = [...url.searchParams.keys()].find((name) => name !== 'sig' && name !== 'exp')
   if (extra !== undefined) throw new ApiError('invalid_option', `GET /img takes its options in the path (/img/${extra}=.../<source>), not the query.`, { option: extra })
-  const { options, onError, rawSource } = parseImagePath(url.pathname)
+  const { options, onError, rawSource, json } = parseImagePath(url.pathname)
+  const named = json ? { ...options, format: 'json' } : options
   const source = resolveSource(rawSource, delivery)
   if (onError !== undefined && source.kind !== 'origin') throw new ApiError('invalid_option', 'onerror=redirect needs an origin source (ORIGIN_URL or an absolute URL).', { option: 'onerror' })
   const { maxInputBytes } = limitsOf(c.env)
@@ -77,22 +81,22 @@ const lookUp = createMiddleware<ImgEnv>(async (c, next) => {
     const head = await bucketCall(() => c.env.IMAGES.head(source.key))
     if (head === null) throw notInBucket(source.key)
     if (head.size > maxInputBytes) throw tooLarge(maxInputBytes, 'The source image')
-    const variant = await variantOf(options, `bucket:${source.key}`, accept, LEAN_BUILD)
+    const variant = await variantOf(named, `bucket:${source.key}`, accept, LEAN_BUILD)
     const etag = await etagOf(variant, head.etag)
     if (matchesIfNoneMatch(ifNoneMatch, etag)) return notModified(c, variant, etag)
     const cacheKey = cacheKeyOf(etag)
     const cached = await caches.default.match(cacheKey)
     if (cached) return fromCache(c, cached, variant)
-    c.set('requested', { options, source, variant, etag, version: head.etag, cacheKey, onError })
+    c.set('requested', { options, source, variant, etag, version: head.etag, cacheKey, onError, json })
     return next()
   }
 
   // An origin's version is known only from its answer: stored answers are keyed by the variant and kept for max-age.
-  const variant = await variantOf(options, `origin:${source.url.href}`, accept, LEAN_BUILD)
+  const variant = await variantOf(named, `origin:${source.url.href}`, accept, LEAN_BUILD)
   const cacheKey = cacheKeyOf(variant.id)
   const cached = await caches.default.match(cacheKey)
   if (cached) return matchesIfNoneMatch(ifNoneMatch, cached.headers.get('etag')) ? notModified(c, variant, cached.headers.get('etag')!) : fromCache(c, cached, variant)
-  c.set('requested', { options, source, variant, cacheKey, onError })
+  c.set('requested', { options, source, variant, cacheKey, onError, json })
   return next()
 })
 
@@ -150,7 +154,7 @@ export const img = new Hono<ImgEnv>().get('/*', identifyClient({ authorisedWitho
   const limits = limitsOf(c.env)
   const delivery = deliveryOf(c.env)
   const requested = c.get('requested')
-  const { options, source, variant, cacheKey, onError } = requested
+  const { options, source, variant, cacheKey, onError, json } = requested
   let { etag } = requested
 
   let answer: Response | undefined
@@ -177,7 +181,7 @@ export const img = new Hono<ImgEnv>().get('/*', identifyClient({ authorisedWitho
       const bytes = await readSource(c, requested, answer)
       // An origin without validators: the ETag comes from its bytes, so a changed image is never a 304.
       etag ??= await etagOf(variant, `sha256:${await sha256Hex(bytes)}`)
-      return convertImage({ bytes, options, accept: c.req.header('accept') ?? '', filename: nameOf(source) }, limits)
+      return json ? describeImage(bytes, options, limits) : convertImage({ bytes, options, accept: c.req.header('accept') ?? '', filename: nameOf(source) }, limits)
     }).finally(endBodyBuffer), limits.queueTimeoutMs)
   } catch (error) {
     if (onError === 'redirect' && source.kind === 'origin' && error instanceof ApiError) return redirectToOriginal(source.url)
@@ -186,7 +190,7 @@ export const img = new Hono<ImgEnv>().get('/*', identifyClient({ authorisedWitho
     await answer?.body?.cancel().catch(() => {})
   }
 
-  const response = respond(c, { ...outcome, vary: variant.varies }, options.response === 'json')
+  const response = 'facts' in outcome ? describedResponse(outcome) : respond(c, { ...outcome, vary: variant.varies }, options.response === 'json')
   for (const [name, value] of Object.entries(variantHeaders(c, variant, etag!))) response.headers.set(name, value)
   response.headers.set('Cache-Status', 'imgedge; fwd=miss; stored')
   c.executionCtx.waitUntil(caches.default.put(cacheKey, response.clone()).catch((error: Error) => console.error(`cache put failed: ${error.message}`)))
