@@ -140,3 +140,18 @@ export function cloudflareToImg(optionsText: string): string {
   const text = Object.entries(into).map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join(',')
   return text === '' ? '_' : text
 }
+
+/**
+ * The table as /api/formats publishes it: each Cloudflare option with its short names, whether it is mapped, and onto what.
+ *
+ * @example
+ * cloudflareTable().find((row) => row.option === 'fit') // { option: 'fit', aliases: [], status: 'mapped', imgedge: 'fit, enlarge', note: '...' }
+ */
+export const cloudflareTable = () =>
+  Object.entries(CLOUDFLARE_OPTIONS).map(([option, mapping]) => ({
+    option,
+    aliases: Object.keys(ALIASES).filter((alias) => ALIASES[alias] === option),
+    status: mapping.status,
+    ...(mapping.status === 'refused' ? {} : { imgedge: mapping.imgedge }),
+    note: mapping.note,
+  }))

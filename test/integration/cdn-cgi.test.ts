@@ -179,6 +179,18 @@ describe('format=json', () => {
   })
 })
 
+describe('/api/formats', () => {
+  it('lists every Cloudflare option: mapped onto what, not mapped yet, or refused', async () => {
+    const { cloudflare } = (await (await get('/api/formats')).json()) as { cloudflare: { options: Array<{ option: string; aliases: string[]; status: string; imgedge?: string }> } }
+    const by = (status: string) => cloudflare.options.filter((row) => row.status === status).map((row) => row.option)
+    expect(by('mapped')).toEqual(['width', 'height', 'fit', 'quality', 'format', 'background', 'metadata', 'anim', 'onerror', 'compression', 'upscale'])
+    expect(new Set(cloudflare.options.filter((row) => row.status === 'not mapped yet').map((row) => row.imgedge))).toEqual(
+      new Set(['gravity', 'dpr', 'rotate', 'flip', 'trim', 'sharpen', 'blur', 'brightness', 'contrast', 'gamma', 'saturation']),
+    )
+    expect(cloudflare.options.find((row) => row.option === 'width')!.aliases).toEqual(['w'])
+  })
+})
+
 describe('cloudflareToImg', () => {
   it('writes imgedge options text', () => {
     expect(cloudflareToImg('w=800,fit=contain,q=high,f=webp')).toBe('width=800,fit=inside,enlarge=true,quality=90,format=webp')
