@@ -11,8 +11,11 @@ import { addTransforms, openSource } from './rows'
 import { type ImageHeader, readHeader, uprightSize } from './sniff'
 import { decodeScale, planGeometry } from './transform'
 
-/** ThumbHash takes at most 100 px a side. */
-const PREVIEW_SIDE = 100
+/**
+ * The preview's longest side: ThumbHash keeps at most 7 cosines an axis and renders 32 px, so 32 px carry all it encodes
+ * at a tenth of a 100 px preview's work (ThumbHash's own limit).
+ */
+const PREVIEW_SIDE = 32
 
 /** format=json's answer: Cloudflare's fields (`width`, `height` after the options, `original`), and what it lacks. */
 export interface ImageFacts {
@@ -51,7 +54,7 @@ export interface Described {
 
 /**
  * format=json (GET /img and /cdn-cgi/image): the image's facts from its header, and a placeholder and dominant colour
- * from a preview of at most 100 px a side made the cheap way: a JPEG or still WebP decoded at its smallest scale that
+ * from a preview of at most 32 px a side made the cheap way: a JPEG or still WebP decoded at its smallest scale that
  * still covers the preview (1/8 for a 12 MP JPEG: libjpeg's scaled IDCT), rows pulled through the row pipeline's
  * colour conversion, EXIF turn and Lanczos3 resample, never the whole image held.
  *
@@ -88,7 +91,7 @@ export async function describeImage(bytes: Uint8Array, options: CompressOptions,
   return { facts, timings: { decode, transform: await clock.lap() } }
 }
 
-/** The upright image in sRGB at most PREVIEW_SIDE px a side (a copy: the codec's memory is reused). */
+/** The upright image in sRGB, at most PREVIEW_SIDE px a side (a copy: the codec's memory is reused). */
 async function previewOf(bytes: Uint8Array, header: ImageHeader): Promise<ImageData> {
   const upright = uprightSize(header)
   const geometry = planGeometry(upright.width, upright.height, { width: PREVIEW_SIDE, height: PREVIEW_SIDE, fit: 'inside', enlarge: false })

@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+// format=json on a 12 MP JPEG: the worker's steps (Server-Timing: decode = header and the shrink-on-load preview,
+// transform = ThumbHash and dominant colour) and the peak memory growth of the workerd process that runs the Worker.
+//
+//   node_modules/.bin/node scripts/measure-json.mjs [--runs 3] [--warm 5]
+//
+// Each run starts a fresh `wrangler dev` whose ORIGIN_URL is a loopback origin holding the photo, warms up with
+// GET /api/health, resets the process's peak counter (VmHWM), asks GET /img/format=json/photo.jpg once (the first
+// request: codec start-up included), reads the growth, then asks `--warm` more times with other variants (no cache
+// hit) for the steady times, the first of them with its own peak growth. The photo is a corpus photo (../shared/corpus/photos/Storm.jpg) else
+// test/fixtures/large.jpg, resized to 4032x3024 by sharp at quality 90.
+
+import fs from 'node:fs'
+import http from 'node:http'
+import path from 'node:path'
+import sharp from 'sharp'
+import { memoryOf, parseServerTiming, resetPeak, startWorker } from './lib/devserver.mjs'
+
+const ROOT = path.resolve(import.meta.dirname, '..')
+const arg = (name, fallback) => {
+  const at = process.argv.indexOf(name)
+  return at >= 0 ? Number(process.argv[at + 1]) : fallback
+}
+const runs = arg('--runs', 3)
+const warm = arg('--warm', 5)
+
+const corpus = path.join(ROOT, '..', '..', 'shared', 'corpus', 'photos', 'Storm.jpg')
+const from = fs.existsSync(corpus) ? corpus : path.join(ROOT, 'test', 'fixtures', 'large.jpg')
+const photo = await sharp(from).resize(4032, 3024, { fit: 'fill' }).jpeg({ quality: 90 }).toBuffer()
+console.log(`input: ${path.basename(from)} as a 4032x3024 JPEG, ${(photo.length / 2 ** 20).toFixed(2)} MiB`)
+
+const origin = http.createServer((req, res) => res.writeHead(200, { 'Content-Type': 'image/jpeg', 'Content-Length': photo.length }).end(photo))
+await new Promise((resolve) => origin.listen(0, '127.0.0.1', resolve))
+const originUrl = `http://127.0.0.1:${origin.address().port}/`
+
+const ask = async (base, options) => {
+  const res = await fetch(`${base}/img/${options}/photo.jpg`)
+  const body = await res.json()
+  if (res.status !== 200) throw new Error(`${res.status}: ${JSON.stringify(body)}`)
+  const timing = parseServerTiming(res.headers.get('server-timing'))
+  return { steps: (timing.decode ?? 0) + (timing.transform ?? 0), timing, body }
+}
+
+const rows = []
+try {
+  for (let run = 1; run <= runs; run++) {
+    const dev = await startWorker({ root: ROOT, prefix: 'imgedge-json-', vars: { ORIGIN_URL: originUrl, RATE_LIMIT_ANON_PER_MINUTE: '0', MAX_INPUT_BYTES: String(50 * 2 ** 20) } })
+    try {
+      const pid = dev.worker.pid
+      await (await fetch(`${dev.base}/api/health`)).arrayBuffer()
+      const idle = memoryOf(pid).rss
+      resetPeak(pid)
+      const first = await ask(dev.base, 'format=json')
+      const growthMiB = (memoryOf(pid).hwm - idle) / 1024
+      // the next request, its codec already started: what one more format=json costs the isolate
+      const before = memoryOf(pid).rss
+      resetPeak(pid)
+      const steady = [(await ask(dev.base, 'format=json,width=999')).steps]
+      const warmGrowthMiB = (memoryOf(pid).hwm - before) / 1024
+      for (let i = 1; i < warm; i++) steady.push((await ask(dev.base, `format=json,width=${1000 + i}`)).steps)
+      steady.sort((a, b) => a - b)
+      rows.push({ run, firstMs: first.steps, timing: first.timing, steadyMedianMs: steady[Math.floor(steady.length / 2)], steadyMaxMs: steady.at(-1), growthMiB, warmGrowthMiB })
+      if (run === 1) console.log(JSON.stringify(first.body, null, 1).slice(0, 600))
+    } finally {
+      await dev.stop()
+    }
+  }
+} finally {
+  origin.close()
+}
+console.log('| run | first request: decode + transform ms | its growth over idle MiB | next requests: median / max ms | the second\'s growth MiB |')
+console.log('| --- | --- | --- | --- | --- |')
+for (const r of rows) console.log(`| ${r.run} | ${r.firstMs.toFixed(1)} (${r.timing.decode} + ${r.timing.transform}) | ${r.growthMiB.toFixed(1)} | ${r.steadyMedianMs.toFixed(1)} / ${r.steadyMaxMs.toFixed(1)} | ${r.warmGrowthMiB.toFixed(1)} |`)
