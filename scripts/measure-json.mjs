@@ -60,7 +60,7 @@ try {
       for (let i = 1; i < warm; i++) steady.push((await ask(dev.base, `format=json,width=${1000 + i}`)).steps)
       steady.sort((a, b) => a - b)
       rows.push({ run, firstMs: first.steps, timing: first.timing, steadyMedianMs: steady[Math.floor(steady.length / 2)], steadyMaxMs: steady.at(-1), growthMiB, warmGrowthMiB })
-      if (run === 1) console.log(JSON.stringify(first.body, null, 1).slice(0, 600))
+      if (run === 1) console.log(JSON.stringify({ ...first.body, placeholder: { ...first.body.placeholder, data_url: `${first.body.placeholder.data_url.slice(0, 40)}...` } }))
     } finally {
       await dev.stop()
     }

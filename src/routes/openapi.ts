@@ -148,7 +148,7 @@ const deliveredContent = {
   ...Object.fromEntries(Object.values(CODECS).filter((codec) => codec.encode).map((codec) => [codec.mime, binary])),
   'application/json': {
     schema: z.object({}).passthrough().openapi({ description: "format=json: `width` and `height` the options would give; `original` (`file_size`, `width`, `height` upright, `format` as a MIME type, `frames`, `orientation`, `colour`, `alpha`, `bit_depth`, `progressive`); `placeholder` (`thumbhash` base64, `data_url` a PNG of it); `dominant_colour` (#rrggbb)." }),
-    example: { width: 800, height: 600, original: { file_size: 2_104_331, width: 4032, height: 3024, format: 'image/jpeg', frames: 1, orientation: 1, colour: 'srgb', alpha: false, bit_depth: 8, progressive: false }, placeholder: { thumbhash: 'mQeGDQL3d3d/eIeHd3eIh3eIiHh3', data_url: 'data:image/png;base64,...' }, dominant_colour: '#5a7d9c' },
+    example: { width: 800, height: 600, original: { file_size: 823_260, width: 4032, height: 3024, format: 'image/jpeg', frames: 1, orientation: 1, colour: 'srgb', alpha: false, bit_depth: 8, progressive: false }, placeholder: { thumbhash: 'F+cNFYKCh3dfeHiHhod4eZmAagrH', data_url: 'data:image/png;base64,...' }, dominant_colour: '#354b67' },
   },
 }
 

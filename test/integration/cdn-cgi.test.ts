@@ -8,7 +8,8 @@ import { env } from 'cloudflare:test'
 import { thumbHashToApproximateAspectRatio, thumbHashToRGBA } from 'thumbhash'
 import { describe, expect, inject, it } from 'vitest'
 import { signPath } from '../../src/delivery/sign'
-import { cloudflareToImg } from '../../src/dialects/cloudflare'
+import guide from '../../docs/guide/cloudflare-urls.md?raw'
+import { cloudflareTable, cloudflareToImg } from '../../src/dialects/cloudflare'
 import { base64ToBytes, expectProblem, MIME, okBytes } from '../helpers/api'
 import { fixture } from '../helpers/fixtures'
 import { colourDistance, decode, pixel, translucentPng } from '../helpers/image'
@@ -188,6 +189,14 @@ describe('/api/formats', () => {
       new Set(['gravity', 'dpr', 'rotate', 'flip', 'trim', 'sharpen', 'blur', 'brightness', 'contrast', 'gamma', 'saturation']),
     )
     expect(cloudflare.options.find((row) => row.option === 'width')!.aliases).toEqual(['w'])
+  })
+
+  it("docs/guide/cloudflare-urls.md's table gives every option its status", () => {
+    const rows = guide.split('\n').filter((line) => line.startsWith('| `')).map((line) => line.split('|').map((cell) => cell.trim()))
+    for (const { option, status } of cloudflareTable()) {
+      const row = rows.find((cells) => cells[1]!.split(', ').includes(`\`${option}\``))
+      expect(row?.[3]?.startsWith(status), option).toBe(true)
+    }
   })
 })
 
