@@ -19,7 +19,7 @@ const FIT: Readonly<Record<string, { fit: string; enlarge: boolean }>> = {
   'scale-down': { fit: 'inside', enlarge: false },
   contain: { fit: 'inside', enlarge: true },
   cover: { fit: 'cover', enlarge: true },
-  crop: { fit: 'cover', enlarge: false },
+  crop: { fit: 'crop', enlarge: false },
   'aspect-crop': { fit: 'cover', enlarge: false },
   pad: { fit: 'contain', enlarge: true },
   squeeze: { fit: 'fill', enlarge: true },
@@ -56,7 +56,7 @@ const refused = (note: string): Mapping => ({ status: 'refused', note })
 export const CLOUDFLARE_OPTIONS: Readonly<Record<string, Mapping>> = {
   width: mapped('width', 'pixels', (value, into) => (into.width = value)),
   height: mapped('height', 'pixels', (value, into) => (into.height = value)),
-  fit: mapped('fit, enlarge', 'scale-down: inside; contain: inside, enlarge; cover: cover, enlarge; crop and aspect-crop: cover (never enlarged; an image smaller than the box on a side is cropped to the box\'s aspect ratio, where Cloudflare\'s crop keeps it whole); pad: contain, enlarge; squeeze: fill, enlarge', (value, into) => {
+  fit: mapped('fit, enlarge', 'scale-down: inside; contain: inside, enlarge; cover: cover, enlarge; crop: crop (cover, never enlarged, a side smaller than the box kept whole); aspect-crop: cover (never enlarged, cropped to the box\'s aspect ratio); pad: contain, enlarge; squeeze: fill, enlarge', (value, into) => {
     const fit = FIT[oneOf('fit', value, Object.keys(FIT))]!
     into.fit = fit.fit
     into.enlarge = String(fit.enlarge)

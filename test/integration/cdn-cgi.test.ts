@@ -63,6 +63,9 @@ describe('GET /cdn-cgi/image', () => {
     expect(await size('width=200,height=200,fit=cover')).toEqual(['jpeg', 200, 200])
     expect(await size('width=600,height=600,fit=cover')).toEqual(['jpeg', 600, 600])
     expect(await size('width=200,height=200,fit=crop')).toEqual(['jpeg', 200, 200])
+    expect(await size('width=1000,height=1000,fit=crop')).toEqual(['jpeg', 480, 300])
+    expect(await size('width=1000,height=200,fit=crop')).toEqual(['jpeg', 480, 200])
+    expect(await size('width=1000,height=1000,fit=aspect-crop')).toEqual(['jpeg', 300, 300])
     expect(await size('width=200,height=100,fit=squeeze')).toEqual(['jpeg', 200, 100])
     expect(await size('width=1000,height=1000,fit=pad')).toEqual(['jpeg', 1000, 1000])
     const padded = (await decode(await okBytes(await get('/cdn-cgi/image/width=200,height=200,fit=pad,background=red,format=png/cf/fit.jpg')))).image

@@ -77,7 +77,7 @@ describe('openapi.json', () => {
     expect(byName.target).toMatchObject({ type: 'number', minimum: 10, maximum: 95 })
     expect(byName.effort).toMatchObject({ type: 'integer', minimum: 0, maximum: 9 })
     expect(byName.format!.enum).toEqual(expect.arrayContaining(['jpeg', 'png', 'webp', 'avif', 'auto']))
-    expect(byName.fit).toMatchObject({ enum: ['inside', 'cover', 'contain', 'fill'], default: 'inside' })
+    expect(byName.fit).toMatchObject({ enum: ['inside', 'cover', 'contain', 'fill', 'crop'], default: 'inside' })
   })
 
   it('documents every error code with its status, and the README lists each one', async () => {
