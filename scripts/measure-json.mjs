@@ -2,7 +2,7 @@
 // format=json on a 12 MP JPEG: the worker's steps (Server-Timing: decode = header and the shrink-on-load preview,
 // transform = ThumbHash and dominant colour) and the peak memory growth of the workerd process that runs the Worker.
 //
-//   node_modules/.bin/node scripts/measure-json.mjs [--runs 3] [--warm 5]
+//   node_modules/.bin/node scripts/measure-json.mjs [--runs 3] [--warm 5] [--progressive]
 //
 // Each run starts a fresh `wrangler dev` whose ORIGIN_URL is a loopback origin holding the photo, warms up with
 // GET /api/health, resets the process's peak counter (VmHWM), asks GET /img/format=json/photo.jpg once (the first
@@ -23,11 +23,12 @@ const arg = (name, fallback) => {
 }
 const runs = arg('--runs', 3)
 const warm = arg('--warm', 5)
+const progressive = process.argv.includes('--progressive')
 
 const corpus = path.join(ROOT, '..', '..', 'shared', 'corpus', 'photos', 'Storm.jpg')
 const from = fs.existsSync(corpus) ? corpus : path.join(ROOT, 'test', 'fixtures', 'large.jpg')
-const photo = await sharp(from).resize(4032, 3024, { fit: 'fill' }).jpeg({ quality: 90 }).toBuffer()
-console.log(`input: ${path.basename(from)} as a 4032x3024 JPEG, ${(photo.length / 2 ** 20).toFixed(2)} MiB`)
+const photo = await sharp(from).resize(4032, 3024, { fit: 'fill' }).jpeg({ quality: 90, progressive }).toBuffer()
+console.log(`input: ${path.basename(from)} as a 4032x3024 ${progressive ? 'progressive' : 'baseline'} JPEG, ${(photo.length / 2 ** 20).toFixed(2)} MiB`)
 
 const origin = http.createServer((req, res) => res.writeHead(200, { 'Content-Type': 'image/jpeg', 'Content-Length': photo.length }).end(photo))
 await new Promise((resolve) => origin.listen(0, '127.0.0.1', resolve))

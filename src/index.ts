@@ -18,6 +18,8 @@ export const app = new Hono<{ Bindings: Env }>()
 app.use('*', secureHeaders({ crossOriginResourcePolicy: 'cross-origin', crossOriginOpenerPolicy: false }))
 app.use('/api/*', apiCors())
 app.use('/img/*', apiCors())
+// (a /cdn-cgi answer is /img's, CORS headers included: only its preflight is answered here)
+app.on('OPTIONS', '/cdn-cgi/*', apiCors())
 
 app.route('/api/health', health)
 app.route('/api/formats', formats)
