@@ -4,9 +4,11 @@
  * is a loopback origin holding a 1200x750 photo: every URL they build for several widths, formats and fits is served,
  * and the answer decodes to the size and format asked for.
  */
+import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { promisify } from 'node:util'
 import nuxtCloudflare from '@nuxt/image/runtime/providers/cloudflare'
 import { extract, generate, transform } from 'unpic/providers/cloudflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -74,6 +76,21 @@ describe("unpic's cloudflare provider", () => {
       const got = await served(`${dev.base}${next}`)
       expect([got.format, got.width, got.height], next).toEqual(['webp', width, width])
     }
+  })
+
+  it("public/examples/unpic-srcset.mjs prints a srcset whose every URL is served at its width, and the placeholder", async () => {
+    const example = new URL('../../public/examples/unpic-srcset.mjs', import.meta.url).pathname
+    const { stdout } = await promisify(execFile)(process.execPath, [example, 'photos/large.jpg'], { env: { ...process.env, IMGEDGE_URL: dev.base } })
+    const srcset = /srcset="([^"]+)"/.exec(stdout)![1]!.split(', ')
+    expect(srcset).toHaveLength(3)
+    for (const entry of srcset) {
+      const [url, width] = entry.split(' ')
+      const got = await served(url!)
+      // (1280w is the 1200 px photo itself: scale-down never enlarges)
+      expect([got.format, got.width], url).toEqual(['avif', Math.min(1200, Number.parseInt(width!))])
+    }
+    expect(stdout).toMatch(/width="1200" height="750"/)
+    expect(stdout).toMatch(/background: #[0-9a-f]{6} url\(data:image\/png;base64,/)
   })
 
   it('takes an absolute source URL on ALLOWED_SOURCES', async () => {

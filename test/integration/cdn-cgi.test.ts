@@ -13,7 +13,7 @@ import { cloudflareTable, cloudflareToImg } from '../../src/dialects/cloudflare'
 import { base64ToBytes, expectProblem, MIME, okBytes } from '../helpers/api'
 import { fixture } from '../helpers/fixtures'
 import { colourDistance, decode, pixel, translucentPng } from '../helpers/image'
-import { callWorker } from '../helpers/worker'
+import { callWorker, freshIp } from '../helpers/worker'
 
 const get = (path: string, vars: Record<string, string> = {}, headers: Record<string, string> = {}, method = 'GET') => callWorker(path, { method, headers }, vars)
 const put = (key: string, name: string) => env.IMAGES.put(key, fixture(name))
@@ -37,6 +37,15 @@ describe('GET /cdn-cgi/image', () => {
     await expectProblem(await get('/cdn-cgi/image/width=320/cf/cat.jpg', {}, {}, 'POST'), 'method_not_allowed', 405)
     const head = await get('/cdn-cgi/image/w=320,f=webp/cf/cat.jpg', {}, {}, 'HEAD')
     expect([head.status, head.headers.get('etag'), (await head.arrayBuffer()).byteLength]).toEqual([200, img.headers.get('etag'), 0])
+  })
+
+  it("counts against /img's quota, and its stored answers do not", async () => {
+    await put('cf/quota.jpg', 'photo.jpg')
+    const client = { 'CF-Connecting-IP': freshIp() }
+    const limited = { RATE_LIMIT_ANON_PER_MINUTE: '1' }
+    expect((await get('/img/width=61/cf/quota.jpg', limited, client)).status).toBe(200)
+    expect((await get('/cdn-cgi/image/width=61/cf/quota.jpg', limited, client)).headers.get('cache-status')).toBe('imgedge; hit')
+    await expectProblem(await get('/cdn-cgi/image/width=62/cf/quota.jpg', limited, client), 'rate_limited', 429)
   })
 
   it('maps names, aliases and values onto the same work as /img', async () => {
