@@ -195,6 +195,13 @@ describe('format=json', () => {
     const flat = (await (await get('/cdn-cgi/image/format=json/cf/flat.png')).json()) as Facts
     expect(flat.dominant_colour).toBe('#c86432')
   })
+
+  it('refuses what is not an image, or not whole, as a conversion would', async () => {
+    await put('cf/page.svg', 'not-an-image.svg')
+    await expectProblem(await get('/cdn-cgi/image/format=json/cf/page.svg'), 'unsupported_format', 415)
+    await put('cf/cut.jpg', 'truncated-10000.jpg')
+    await expectProblem(await get('/img/format=json/cf/cut.jpg'), 'corrupt_image', 422)
+  })
 })
 
 describe('/api/formats', () => {
