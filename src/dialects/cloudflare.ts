@@ -1,9 +1,10 @@
 import colorString from 'color-string'
 import { decodePart } from '../delivery/url'
 import { ApiError } from '../errors'
+import type { CompressOptions } from '../pipeline/options'
 
 /** imgedge's /img options, as the text a /img path carries (`name=value`), that Cloudflare's options map onto. */
-export type ImgFields = Partial<Record<'width' | 'height' | 'fit' | 'enlarge' | 'quality' | 'lossless' | 'format' | 'effort' | 'background' | 'metadata' | 'animated' | 'onerror', string>>
+export type ImgFields = Partial<Record<keyof CompressOptions | 'onerror', string>>
 
 /** How imgedge takes one of Cloudflare's options: mapped (onto the /img options named), not mapped yet, or refused for good. */
 export type Mapping =
@@ -46,16 +47,19 @@ function hexColour(value: string): string {
 }
 
 const mapped = (imgedge: string, note: string, map: (value: string, into: ImgFields) => void): Mapping => ({ status: 'mapped', imgedge, note, map })
+/** Mapped onto the imgedge option of the same meaning, the value as it is (/img's schema checks it). */
+const same = (imgedge: keyof ImgFields, note: string): Mapping => mapped(imgedge, note, (value, into) => (into[imgedge] = value))
 const notYet = (imgedge: string, note = 'the transformations are being added under this name'): Mapping => ({ status: 'not mapped yet', imgedge, note })
 const refused = (note: string): Mapping => ({ status: 'refused', note })
 
 /**
  * Cloudflare's URL options (`/cdn-cgi/image/<options>/<source>`), one line each: what imgedge does with it. A name not
- * here is refused as unknown; `ALIASES` gives the short names.
+ * here is refused as unknown; `ALIASES` gives the short names. A transformation that lands in imgedge under the name
+ * its line names is mapped by changing that line, e.g. `gravity: same('gravity', 'as it is')`.
  */
 export const CLOUDFLARE_OPTIONS: Readonly<Record<string, Mapping>> = {
-  width: mapped('width', 'pixels', (value, into) => (into.width = value)),
-  height: mapped('height', 'pixels', (value, into) => (into.height = value)),
+  width: same('width', 'pixels'),
+  height: same('height', 'pixels'),
   fit: mapped('fit, enlarge', 'scale-down: inside; contain: inside, enlarge; cover: cover, enlarge; crop: crop (cover, never enlarged, a side smaller than the box kept whole); aspect-crop: cover (never enlarged, cropped to the box\'s aspect ratio); pad: contain, enlarge; squeeze: fill, enlarge', (value, into) => {
     const fit = FIT[oneOf('fit', value, Object.keys(FIT))]!
     into.fit = fit.fit
