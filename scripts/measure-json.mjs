@@ -7,7 +7,9 @@
 // Each run starts a fresh `wrangler dev` whose ORIGIN_URL is a loopback origin holding the photo, warms up with
 // GET /api/health, resets the process's peak counter (VmHWM), asks GET /img/format=json/photo.jpg once (the first
 // request: codec start-up included), reads the growth, then asks `--warm` more times with other variants (no cache
-// hit) for the steady times, the first of them with its own peak growth. The photo is a corpus photo (../shared/corpus/photos/Storm.jpg) else
+// hit) for the steady times, the first of them with its own peak growth, and the rest with the CPU time the workerd
+// process used for them (user + system, whole request: routing, cache, origin fetch, JSON), which a busy machine
+// distorts less than wall time. The photo is a corpus photo (../shared/corpus/photos/Storm.jpg) else
 // test/fixtures/large.jpg, resized to 4032x3024 by sharp at quality 90.
 
 import fs from 'node:fs'
@@ -34,6 +36,13 @@ const origin = http.createServer((req, res) => res.writeHead(200, { 'Content-Typ
 await new Promise((resolve) => origin.listen(0, '127.0.0.1', resolve))
 const originUrl = `http://127.0.0.1:${origin.address().port}/`
 
+/** CPU time the process has used, user and system, in ms (clock ticks of 10 ms): less distorted by a busy machine than wall time. */
+const cpuMs = (pid) => {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
 const ask = async (base, options) => {
   const res = await fetch(`${base}/img/${options}/photo.jpg`)
   const body = await res.json()
@@ -58,9 +67,11 @@ try {
       resetPeak(pid)
       const steady = [(await ask(dev.base, 'format=json,width=999')).steps]
       const warmGrowthMiB = (memoryOf(pid).hwm - before) / 1024
+      const cpuBefore = cpuMs(pid)
       for (let i = 1; i < warm; i++) steady.push((await ask(dev.base, `format=json,width=${1000 + i}`)).steps)
+      const cpuPerRequest = (cpuMs(pid) - cpuBefore) / Math.max(1, warm - 1)
       steady.sort((a, b) => a - b)
-      rows.push({ run, firstMs: first.steps, timing: first.timing, steadyMedianMs: steady[Math.floor(steady.length / 2)], steadyMaxMs: steady.at(-1), growthMiB, warmGrowthMiB })
+      rows.push({ run, firstMs: first.steps, timing: first.timing, steadyMedianMs: steady[Math.floor(steady.length / 2)], steadyMaxMs: steady.at(-1), growthMiB, warmGrowthMiB, cpuPerRequest })
       if (run === 1) console.log(JSON.stringify({ ...first.body, placeholder: { ...first.body.placeholder, data_url: `${first.body.placeholder.data_url.slice(0, 40)}...` } }))
     } finally {
       await dev.stop()
@@ -69,6 +80,6 @@ try {
 } finally {
   origin.close()
 }
-console.log('| run | first request: decode + transform ms | its growth over idle MiB | next requests: median / max ms | the second\'s growth MiB |')
-console.log('| --- | --- | --- | --- | --- |')
-for (const r of rows) console.log(`| ${r.run} | ${r.firstMs.toFixed(1)} (${r.timing.decode} + ${r.timing.transform}) | ${r.growthMiB.toFixed(1)} | ${r.steadyMedianMs.toFixed(1)} / ${r.steadyMaxMs.toFixed(1)} | ${r.warmGrowthMiB.toFixed(1)} |`)
+console.log('| run | first request: decode + transform ms | its growth over idle MiB | next requests: median / max ms | the second\'s growth MiB | workerd CPU ms a request |')
+console.log('| --- | --- | --- | --- | --- | --- |')
+for (const r of rows) console.log(`| ${r.run} | ${r.firstMs.toFixed(1)} (${r.timing.decode} + ${r.timing.transform}) | ${r.growthMiB.toFixed(1)} | ${r.steadyMedianMs.toFixed(1)} / ${r.steadyMaxMs.toFixed(1)} | ${r.warmGrowthMiB.toFixed(1)} | ${r.cpuPerRequest.toFixed(0)} |`)
