@@ -10,6 +10,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status'
 export const ERRORS = {
   missing_image: { status: 400, title: 'No image in the request', when: 'empty body, or multipart without an `image` field (or with an empty one)' },
   invalid_option: { status: 400, title: 'Invalid option', when: 'unknown option, option given twice, value out of range, or an option the output format cannot use' },
+  unsupported_option: { status: 400, title: 'Option not supported', when: 'GET /cdn-cgi/image: a Cloudflare option imgedge does not map (yet); has `option` and `status` (`not mapped yet` or `refused`), listed in /api/formats `cloudflare`' },
   invalid_request: { status: 400, title: 'Malformed request', when: 'a multipart body that cannot be parsed, more than one `image` field, or a body cut off before its end' },
   api_key_required: { status: 401, title: 'API key required', when: '`REQUIRE_API_KEY=true` and the call has no key; has `WWW-Authenticate`' },
   invalid_api_key: { status: 401, title: 'Invalid API key', when: 'the key in `Authorization: Bearer` or `X-API-Key` matches no configured key; has `WWW-Authenticate`' },

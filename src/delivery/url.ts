@@ -10,6 +10,8 @@ export interface ImagePath {
   options: CompressOptions
   /** `onerror=redirect` (origin sources only): a source that cannot be served answers 302 to it instead. */
   onError: 'redirect' | undefined
+  /** `format=json`: the image's facts (src/pipeline/describe.ts) instead of an image; `options` then has no format. */
+  json: boolean
   /** The path after the options: a bucket key, a path under ORIGIN_URL, or an absolute URL (see resolveSource). */
   rawSource: string
 }
@@ -23,8 +25,8 @@ export interface PathRules {
 
 /**
  * Parse `/img/<options>/<source>`: `<options>` is `name=value` pairs joined by commas, with the names, values and
- * validation of POST /api/compress's query (`_` for none), `preset=<name>` and `onerror=redirect`; `<source>` is the
- * rest of the path.
+ * validation of POST /api/compress's query (`_` for none), `preset=<name>`, `onerror=redirect` and `format=json`;
+ * `<source>` is the rest of the path.
  *
  * @example
  * parseImagePath('/img/width=800,format=auto/photos/cat.jpg') // { options: { width: 800, format: 'auto', ... }, rawSource: 'photos/cat.jpg' }
@@ -50,7 +52,10 @@ export function parseImagePath(pathname: string, { presets, unsigned }: PathRule
     throw new ApiError('invalid_option', `preset: no preset ${JSON.stringify(preset)} (PRESETS has ${Object.keys(presets).join(', ') || 'none'}).`, { option: 'preset' })
   }
   const presetFields = preset === undefined ? {} : presets[preset]
-  return { options: parseOptions({ ...presetFields, ...compressFields }), onError: onerror, rawSource: match[2]! }
+  const merged: Record<string, string> = { ...presetFields, ...compressFields }
+  const json = merged.format === 'json'
+  if (json) delete merged.format
+  return { options: parseOptions(merged), onError: onerror, json, rawSource: match[2]! }
 }
 
 /** A part of a /img path percent-decoded; `what` (an option, the source) names it when it is not valid percent-encoding. */

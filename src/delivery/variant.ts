@@ -27,13 +27,14 @@ const CANONICAL: Partial<Record<keyof CompressOptions, (value: string) => string
 
 /**
  * The variant a request names: its parsed options (defaults filled, so `width=800,format=webp` and
- * `format=webp,width=800` are one variant; every spelling of a colour one), the source (bucket key or URL), the formats `auto` may choose from
+ * `format=webp,width=800` are one variant; every spelling of a colour one; `format: 'json'` for the facts), the source
+ * (bucket key or URL), the formats `auto` may choose from
  * Accept, and the build (package version and codec build id: a new encoder makes new bytes).
  *
  * @example
  * const variant = await variantOf(options, 'bucket:photo.jpg', accept, LEAN_BUILD)
  */
-export async function variantOf(options: CompressOptions, source: string, accept: string, build: string): Promise<Variant> {
+export async function variantOf(options: Readonly<Partial<Record<keyof CompressOptions, unknown>>>, source: string, accept: string, build: string): Promise<Variant> {
   const varies = options.format === 'auto'
   const normalised = Object.entries(options)
     .map(([name, value]) => [name, typeof value === 'string' ? (CANONICAL[name as keyof CompressOptions]?.(value) ?? value) : value])

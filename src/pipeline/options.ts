@@ -35,7 +35,7 @@ export const CompressOptionsSchema = z.strictObject({
   effort: z.coerce.number().int().min(0).max(9).optional().openapi({ type: 'integer', minimum: 0, maximum: 9, description: 'CPU effort 0-9, one scale over every encoder (default 4; AVIF capped by size).' }),
   width: dimension.optional().openapi({ description: 'Target width in pixels; resampled with Lanczos3 (colour weighted by alpha).' }),
   height: dimension.optional().openapi({ description: 'Target height in pixels.' }),
-  fit: z.enum(['inside', 'cover', 'contain', 'fill']).default('inside').openapi({ description: 'How to fit width x height.' }),
+  fit: z.enum(['inside', 'cover', 'contain', 'fill', 'crop']).default('inside').openapi({ description: 'How to fit width x height. `crop` (Cloudflare\'s): as `cover`, never enlarged, and an image smaller than the box on a side keeps that side whole instead of being cropped to the box\'s aspect ratio.' }),
   enlarge: flag.default(false).openapi({ default: 'false', description: 'Allow output larger than the input.' }),
   background: z
     .string()

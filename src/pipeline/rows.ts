@@ -156,7 +156,8 @@ function buildRows(lean: LeanCodec, { bytes, plan, geometry, background, metadat
   return converted
 }
 
-function openSource(lean: LeanCodec, bytes: Uint8Array, header: ImageHeader, scale: number): void {
+/** The row source for an input: a JPEG at its DCT scale, a PNG, a GIF's first frame, an AVIF, a still WebP at its rescale. */
+export function openSource(lean: LeanCodec, bytes: Uint8Array, header: ImageHeader, scale: number): void {
   if (header.format === 'jpeg') {
     lean.rowsFromJpeg(bytes, scale)
   } else if (header.format === 'png') {

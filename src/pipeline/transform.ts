@@ -62,6 +62,12 @@ export function planGeometry(
       const size = { width: Math.min(width, round(cropWidth * scale)), height: Math.min(height, round(cropHeight * scale)) }
       return { crop, resize: size, canvas: size }
     }
+    case 'crop': {
+      // Cloudflare's crop: the box is what the image covers at the cover scale without enlarging, then cover
+      const scale = Math.min(1, Math.max(width / srcWidth, height / srcHeight))
+      const box = { width: Math.min(width, round(srcWidth * scale)), height: Math.min(height, round(srcHeight * scale)) }
+      return planGeometry(srcWidth, srcHeight, { ...box, fit: 'cover', enlarge: false })
+    }
     case 'contain': {
       const scale = limit(Math.min(width / srcWidth, height / srcHeight))
       const size = { width: round(srcWidth * scale), height: round(srcHeight * scale) }

@@ -5,6 +5,7 @@ import { publishedCaps } from '../codecs/effort-caps'
 import { PNG_EFFORT_CAPS } from '../codecs/png'
 import { WEBP_ANIMATION_EFFORT_CAPS, WEBP_EFFORT_CAPS } from '../codecs/webp'
 import { deliveryOf } from '../delivery/config'
+import { cloudflareTable, NAMED_QUALITY } from '../dialects/cloudflare'
 import { limitsOf } from '../env'
 import { measuredMatrix } from '../lib/measured-matrix'
 import { MEMORY_MODEL } from '../pipeline/limits'
@@ -57,6 +58,8 @@ export const formats = new Hono<{ Bindings: Env }>().get('/', (c) => {
     autoQuality: AUTO_QUALITY,
     colour: COLOUR,
     options: Object.keys(CompressOptionsSchema.shape),
+    // GET /cdn-cgi/image/<options>/<source>: each Cloudflare option mapped onto the options above, not mapped yet, or refused
+    cloudflare: { path: '/cdn-cgi/image/<options>/<source>', namedQuality: NAMED_QUALITY, options: cloudflareTable() },
     limits: {
       maxInputBytes: limits.maxInputBytes,
       maxInputPixels: limits.maxInputPixels,

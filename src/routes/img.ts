@@ -12,6 +12,7 @@ import { limitsOf } from '../env'
 import { ApiError } from '../errors'
 import { convertImage } from '../pipeline/convert'
 import { acceptedModernFormats } from '../pipeline/negotiate'
+import { type Described, describedResponse, describeImage } from '../pipeline/describe'
 import type { CompressOptions } from '../pipeline/options'
 import { readBody, tooLarge } from '../pipeline/parse'
 import { type Outcome, respond } from '../pipeline/respond'
@@ -31,6 +32,8 @@ interface Requested {
   size?: number
   cacheKey: Request
   onError: 'redirect' | undefined
+  /** format=json: the image's facts instead of an image. */
+  json: boolean
 }
 
 type ImgEnv = { Bindings: Env; Variables: { requested: Requested; missingKey: string | undefined } } & ClientVariables
@@ -92,7 +95,8 @@ const lookUp = createMiddleware<ImgEnv>(async (c, next) => {
   const signed = await checkSignature(url, delivery, Date.now() / 1000)
   const extra = [...url.searchParams.keys()].find((name) => name !== 'sig' && name !== 'exp')
   if (extra !== undefined) throw new ApiError('invalid_option', `GET /img takes its options in the path (/img/${extra}=.../<source>), not the query.`, { option: extra })
-  const { options, onError, rawSource } = parseImagePath(url.pathname, { presets: delivery.presets, unsigned: signed ? undefined : delivery.unsigned })
+  const { options, onError, rawSource, json } = parseImagePath(url.pathname, { presets: delivery.presets, unsigned: signed ? undefined : delivery.unsigned })
+  const named = json ? { ...options, format: 'json' } : options
   const source = resolveSource(rawSource, delivery)
   if (onError !== undefined && source.kind !== 'origin') throw new ApiError('invalid_option', 'onerror=redirect needs an origin source (ORIGIN_URL or an absolute URL).', { option: 'onerror' })
   const { maxInputBytes } = limitsOf(c.env)
@@ -107,22 +111,22 @@ const lookUp = createMiddleware<ImgEnv>(async (c, next) => {
       return next()
     }
     if (head.size > maxInputBytes) throw tooLarge(maxInputBytes, 'The source image')
-    const variant = await variantOf(options, `bucket:${source.key}`, accept, LEAN_BUILD)
+    const variant = await variantOf(named, `bucket:${source.key}`, accept, LEAN_BUILD)
     const etag = await etagOf(variant, head.etag)
     if (matchesIfNoneMatch(ifNoneMatch, etag)) return notModified(c, variant, etag)
     const cacheKey = cacheKeyOf(etag)
     const cached = await caches.default.match(cacheKey)
     if (cached) return fromCache(c, cached, variant)
-    c.set('requested', { options, source, variant, etag, version: head.etag, size: head.size, cacheKey, onError })
+    c.set('requested', { options, source, variant, etag, version: head.etag, size: head.size, cacheKey, onError, json })
     return next()
   }
 
   // An origin's version is known only from its answer: stored answers are keyed by the variant and kept for max-age.
-  const variant = await variantOf(options, `origin:${source.url.href}`, accept, LEAN_BUILD)
+  const variant = await variantOf(named, `origin:${source.url.href}`, accept, LEAN_BUILD)
   const cacheKey = cacheKeyOf(variant.id)
   const cached = await caches.default.match(cacheKey)
   if (cached) return matchesIfNoneMatch(ifNoneMatch, cached.headers.get('etag')) ? notModified(c, variant, cached.headers.get('etag')!) : fromCache(c, cached, variant)
-  c.set('requested', { options, source, variant, cacheKey, onError })
+  c.set('requested', { options, source, variant, cacheKey, onError, json })
   return next()
 })
 
@@ -178,7 +182,7 @@ const keylessUrls = (env: Env) => {
 /** What one conversion of a variant gives every request that asked for it meanwhile. */
 type Made =
   /** `standIn`: a WebP made in place of format=auto's AVIF while the queue was busy. */
-  | { kind: 'converted'; outcome: Outcome; etag: string; standIn: boolean }
+  | { kind: 'converted'; outcome: Outcome | Described; etag: string; standIn: boolean }
   /** Stored by another request while this one waited for its turn. */
   | { kind: 'stored'; body: ArrayBuffer; headers: Headers }
   /** The origin's validators match the request's If-None-Match: nothing converted. */
@@ -216,10 +220,10 @@ async function make(c: Context<ImgEnv>, requested: Requested, background = false
       const bytes = await readSource(c, requested, answer)
       // An origin without validators: the ETag comes from its bytes, so a changed image is never a 304.
       etag ??= await etagOf(variant, `sha256:${await sha256Hex(bytes)}`)
-      const outcome = await convertImage({ bytes, options, accept: standIn ? withoutAvif(accept) : accept, filename: nameOf(source) }, limits)
+      const outcome = requested.json ? await describeImage(bytes, options, limits) : await convertImage({ bytes, options, accept: standIn ? withoutAvif(accept) : accept, filename: nameOf(source) }, limits)
       // A stand-in's ETag is its own: revalidating it must not renew it as the AVIF.
       return { kind: 'converted', outcome, etag: standIn ? etag.replace(/"$/, '-stand-in"') : etag, standIn }
-    }, { timeoutMs: limits.queueTimeoutMs, declaredBytes, background }, (made) => (made.kind === 'converted' ? made.outcome.input.bytes : undefined))
+    }, { timeoutMs: limits.queueTimeoutMs, declaredBytes, background }, (made) => (made.kind === 'converted' && 'input' in made.outcome ? made.outcome.input.bytes : undefined))
   } finally {
     await answer?.body?.cancel().catch(() => {})
   }
@@ -260,7 +264,8 @@ export const img = new Hono<ImgEnv>().get('/*', identifyClient({ authorisedWitho
 /** A converted variant's answer, with its caching headers. */
 function answerOf(c: Context<ImgEnv>, made: Extract<Made, { kind: 'converted' }>, collapsed: boolean): Response {
   const { options, variant } = c.get('requested')
-  const response = respond(c, { ...made.outcome, vary: variant.varies }, options.response === 'json', { shared: true })
+  const { outcome } = made
+  const response = 'facts' in outcome ? describedResponse(outcome) : respond(c, { ...outcome, vary: variant.varies }, options.response === 'json', { shared: true })
   for (const [name, value] of Object.entries(variantHeaders(c, variant, made.etag, made.standIn))) response.headers.set(name, value)
   response.headers.set('Cache-Status', `imgedge; fwd=miss; ${collapsed ? 'collapsed' : 'stored'}${made.standIn ? `; ${STAND_IN}` : ''}`)
   return response

@@ -92,8 +92,9 @@ registry.registerPath({
 const binary = { schema: { type: 'string' as const, format: 'binary' } }
 /** Codes only GET /img answers with. */
 const DELIVERY_ONLY: ErrorCode[] = ['signature_required', 'unsigned_not_allowed', 'invalid_signature', 'signature_expired', 'source_not_allowed', 'source_not_found', 'source_unavailable']
-const compressErrors = codes.filter((code) => code !== 'not_found' && !DELIVERY_ONLY.includes(code))
-const deliveryErrors = codes.filter((code) => !['not_found', 'missing_image', 'unsupported_media_type', 'body_timeout'].includes(code))
+const compressErrors = codes.filter((code) => code !== 'not_found' && code !== 'unsupported_option' && !DELIVERY_ONLY.includes(code))
+const cloudflareErrors = codes.filter((code) => !['not_found', 'missing_image', 'unsupported_media_type', 'body_timeout'].includes(code))
+const deliveryErrors = cloudflareErrors.filter((code) => code !== 'unsupported_option')
 
 registry.registerPath({
   method: 'post',
@@ -142,6 +143,15 @@ registry.registerPath({
   },
 })
 
+/** What GET /img and /cdn-cgi/image answer: an image, or with `format=json` the image's facts. */
+const deliveredContent = {
+  ...Object.fromEntries(Object.values(CODECS).filter((codec) => codec.encode).map((codec) => [codec.mime, binary])),
+  'application/json': {
+    schema: z.object({}).passthrough().openapi({ description: "format=json: `width` and `height` the options would give; `original` (`file_size`, `width`, `height` upright, `format` as a MIME type, `frames`, `orientation`, `colour`, `alpha`, `bit_depth`, `progressive`); `placeholder` (`thumbhash` base64, `data_url` a PNG of it); `dominant_colour` (#rrggbb)." }),
+    example: { width: 800, height: 600, original: { file_size: 823_260, width: 4032, height: 3024, format: 'image/jpeg', frames: 1, orientation: 1, colour: 'srgb', alpha: false, bit_depth: 8, progressive: false }, placeholder: { thumbhash: 'F+cNFYKCh3dfeHiHhod4eZmAagrH', data_url: 'data:image/png;base64,...' }, dominant_colour: '#354b67' },
+  },
+}
+
 registry.registerPath({
   method: 'get',
   path: '/img/{options}/{source}',
@@ -158,7 +168,7 @@ registry.registerPath({
     'only a preset, `format`, a width of `UNSIGNED_WIDTHS` and a quality of `UNSIGNED_QUALITIES`. Conversions and missing keys count against the rate limit; cache hits and 304s do not.',
   request: {
     params: z.object({
-      options: z.string().openapi({ param: { name: 'options', in: 'path' }, example: 'width=800,format=auto', description: 'Comma-separated `name=value` pairs with the names and values of the compress options, plus `preset=<name>` (a set of options from `PRESETS`, the URL\'s own laid over it) and `onerror=redirect` (origin sources: a 302 to the original instead of an error); `_` for none.' }),
+      options: z.string().openapi({ param: { name: 'options', in: 'path' }, example: 'width=800,format=auto', description: 'Comma-separated `name=value` pairs with the names and values of the compress options, plus `preset=<name>` (a set of options from `PRESETS`, the URL\'s own laid over it), `onerror=redirect` (origin sources: a 302 to the original instead of an error) and `format=json` (the image\'s facts instead of the image); `_` for none.' }),
       source: z.string().openapi({ param: { name: 'source', in: 'path' }, example: 'photos/cat.jpg', description: 'The rest of the path, slashes included: a bucket key, a path under ORIGIN_URL, or an absolute https:// URL.' }),
     }),
     query: z.object({
@@ -176,11 +186,41 @@ registry.registerPath({
         'Cache-Control': '`public, max-age=IMG_MAX_AGE`.',
         'Cache-Status': '`imgedge; hit` from the Cache API, or `imgedge; fwd=miss; stored`.',
       }),
-      content: Object.fromEntries(Object.values(CODECS).filter((codec) => codec.encode).map((codec) => [codec.mime, binary])),
+      content: deliveredContent,
     },
     302: { description: '`onerror=redirect` and the origin image could not be served: `Location` is the original.' },
     304: { description: '`If-None-Match` names this ETag: nothing was read or converted.' },
     ...problems(deliveryErrors),
+  },
+})
+
+registry.registerPath({
+  method: 'get',
+  path: '/cdn-cgi/image/{options}/{source}',
+  operationId: 'deliverCloudflareImage',
+  security: OPTIONAL_KEY,
+  'x-example': { params: { options: 'width=800,fit=cover,quality=high,format=auto', source: 'photos/cat.jpg' }, headers: { Accept: 'image/avif,image/webp,*/*' } },
+  summary: "Cloudflare's image URL form, answered as GET /img",
+  description:
+    "Cloudflare's `/cdn-cgi/image/<options>/<source>` (HEAD too), for sites and components (unpic, Nuxt Image, Next.js loaders) that build those URLs: " +
+    "Cloudflare's option names, short names and values, each mapped onto the /img options (`/api/formats` `cloudflare` lists them: mapped, not mapped yet, refused), " +
+    'then answered exactly as the equivalent `/img` URL: the same bytes, cache entry, ETag and quota. An option imgedge does not do is `400 unsupported_option`, never ignored. ' +
+    'Signed URLs are signed over this path as requested (`npm run sign -- /cdn-cgi/image/...`).',
+  request: {
+    params: z.object({
+      options: z.string().openapi({ param: { name: 'options', in: 'path' }, example: 'width=800,fit=cover,quality=high,format=auto', description: "Cloudflare's comma-separated options (`width`/`w`, `height`/`h`, `fit`, `quality`/`q`, `format`/`f`, `background`, `metadata`, `anim`, `onerror`, `compression`, ...)." }),
+      source: z.string().openapi({ param: { name: 'source', in: 'path' }, example: 'photos/cat.jpg', description: 'As for /img: a bucket key, a path under ORIGIN_URL, or an absolute URL on ALLOWED_SOURCES, not percent-encoded.' }),
+    }),
+    query: z.object({
+      sig: z.string().optional().openapi({ description: 'The signature of the /cdn-cgi path, when `SIGNING_KEY` is set.' }),
+      exp: z.string().optional().openapi({ description: 'Unix time after which the signed URL is refused.' }),
+    }),
+  },
+  responses: {
+    200: { description: 'The converted image (or with `format=json` its facts), as GET /img answers it.', content: deliveredContent },
+    302: { description: '`onerror=redirect` and the origin image could not be served: `Location` is the original.' },
+    304: { description: '`If-None-Match` names this ETag.' },
+    ...problems(cloudflareErrors),
   },
 })
 

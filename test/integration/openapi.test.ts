@@ -35,11 +35,11 @@ const doc = async (): Promise<Document> => {
 }
 
 describe('openapi.json', () => {
-  it('is an OpenAPI 3.1 document describing exactly the four endpoints', async () => {
+  it('is an OpenAPI 3.1 document describing exactly the five endpoints', async () => {
     const d = await doc()
     expect(d.openapi).toBe('3.1.0')
     expect(d.info.title).toBe('imgedge')
-    expect(Object.keys(d.paths).sort()).toEqual(['/api/compress', '/api/formats', '/api/health', '/img/{options}/{source}'])
+    expect(Object.keys(d.paths).sort()).toEqual(['/api/compress', '/api/formats', '/api/health', '/cdn-cgi/image/{options}/{source}', '/img/{options}/{source}'])
     for (const [path, methods] of Object.entries(d.paths)) {
       for (const op of Object.values(methods)) {
         expect(op.summary, path).toBeTruthy()
@@ -54,10 +54,10 @@ describe('openapi.json', () => {
       components: { securitySchemes: Record<string, { type: string; scheme?: string; in?: string; name?: string }> }
     }
     const ids = Object.values(d.paths).flatMap((methods) => Object.values(methods).map((op) => op.operationId))
-    expect(ids.sort()).toEqual(['compressImage', 'deliverImage', 'getFormats', 'getHealth'])
+    expect(ids.sort()).toEqual(['compressImage', 'deliverCloudflareImage', 'deliverImage', 'getFormats', 'getHealth'])
     expect(d.components.securitySchemes.bearerKey).toMatchObject({ type: 'http', scheme: 'bearer' })
     expect(d.components.securitySchemes.apiKeyHeader).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-API-Key' })
-    for (const path of ['/api/compress', '/img/{options}/{source}']) {
+    for (const path of ['/api/compress', '/img/{options}/{source}', '/cdn-cgi/image/{options}/{source}']) {
       const security = Object.values(d.paths[path]!)[0]!.security!
       expect(security).toEqual([{}, { bearerKey: [] }, { apiKeyHeader: [] }])
       for (const requirement of security) for (const scheme of Object.keys(requirement)) expect(d.components.securitySchemes[scheme], scheme).toBeDefined()
@@ -77,7 +77,7 @@ describe('openapi.json', () => {
     expect(byName.target).toMatchObject({ type: 'number', minimum: 10, maximum: 95 })
     expect(byName.effort).toMatchObject({ type: 'integer', minimum: 0, maximum: 9 })
     expect(byName.format!.enum).toEqual(expect.arrayContaining(['jpeg', 'png', 'webp', 'avif', 'auto']))
-    expect(byName.fit).toMatchObject({ enum: ['inside', 'cover', 'contain', 'fill'], default: 'inside' })
+    expect(byName.fit).toMatchObject({ enum: ['inside', 'cover', 'contain', 'fill', 'crop'], default: 'inside' })
   })
 
   it('documents every error code with its status, and the README lists each one', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { planGeometry } from '../../src/pipeline/transform'
 
-const plan = (w: number, h: number, o: { width?: number; height?: number; fit?: 'inside' | 'cover' | 'contain' | 'fill'; enlarge?: boolean }) =>
+const plan = (w: number, h: number, o: { width?: number; height?: number; fit?: 'inside' | 'cover' | 'contain' | 'fill' | 'crop'; enlarge?: boolean }) =>
   planGeometry(w, h, { fit: 'inside', enlarge: false, ...o })
 
 describe('planGeometry', () => {
@@ -35,6 +35,14 @@ describe('planGeometry', () => {
 
   it('stretches to the box with fill', () => {
     expect(plan(480, 300, { width: 200, height: 200, fit: 'fill' }).canvas).toEqual({ width: 200, height: 200 })
+  })
+
+  it("crops as cover with crop, never enlarging, and keeps a side smaller than the box whole (Cloudflare's crop)", () => {
+    expect(plan(480, 300, { width: 200, height: 200, fit: 'crop' })).toEqual(plan(480, 300, { width: 200, height: 200, fit: 'cover' }))
+    expect(plan(480, 300, { width: 1000, height: 1000, fit: 'crop' }).canvas).toEqual({ width: 480, height: 300 })
+    const wide = plan(480, 300, { width: 1000, height: 200, fit: 'crop' })
+    expect([wide.crop, wide.canvas]).toEqual([{ x: 0, y: 50, width: 480, height: 200 }, { width: 480, height: 200 }])
+    expect(plan(480, 300, { width: 240, height: 1000, fit: 'crop', enlarge: true }).canvas).toEqual({ width: 240, height: 300 })
   })
 
   it('never enlarges without enlarge=true', () => {
