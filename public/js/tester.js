@@ -1,17 +1,22 @@
 // The API tester: choose an endpoint, set options, send a real request, show the answer.
 import { curlCommand } from './curl.js'
 import { $, copyText, formatBytes, h } from './dom.js'
+import { outputName } from './names.js'
 import { buildOptionControls } from './options.js'
-import { showAnswer } from './result.js'
+import { clearAnswer, showAnswer } from './result.js'
 import { jsSnippet, pythonSnippet } from './snippets.js'
 import { samplePicture } from './sample.js'
 
 let file = null
+let maxInputBytes
+let fileChanged = () => {}
 
 function setFile(next) {
   file = next
   const info = $('#file-info')
-  info.textContent = file ? `${file.name} · ${file.type || 'unknown type'} · ${formatBytes(file.size)}` : ''
+  const over = file && maxInputBytes && file.size > maxInputBytes ? ` · over the ${formatBytes(maxInputBytes)} limit: it will not be sent` : ''
+  info.textContent = file ? `${file.name} · ${file.type || 'unknown type'} · ${formatBytes(file.size)}${over}` : ''
+  fileChanged()
 }
 
 function setupFileInput() {
@@ -88,7 +93,7 @@ function describeRequest(options) {
   if (name === 'img') {
     const params = options?.read() ?? new URLSearchParams()
     const source = $('#img-source').value
-    return { method: 'GET', url: `${location.origin}${imgPath(params, source)}`, headers, snippet: srcsetSnippet(params, source) }
+    return { method: 'GET', url: `${location.origin}${imgPath(params, source)}`, headers, source, snippet: srcsetSnippet(params, source) }
   }
   if ($('#multipart').checked) {
     // The browser writes the Content-Type with its boundary; the options travel as fields, not in the query.
@@ -96,7 +101,7 @@ function describeRequest(options) {
     const body = new FormData()
     if (file) body.append('image', file, file.name)
     for (const [field, value] of fields) body.append(field, value)
-    return { method: 'POST', url: `${location.origin}/api/compress`, headers, body, fileName: file?.name, form: fields }
+    return { method: 'POST', url: `${location.origin}/api/compress`, headers, body, file, fileName: file?.name, form: fields }
   }
   if (file) headers['Content-Type'] = file.type.startsWith('image/') ? file.type : 'application/octet-stream'
   return {
@@ -104,23 +109,40 @@ function describeRequest(options) {
     url: `${location.origin}/api/compress${query ? `?${query}` : ''}`,
     headers,
     body: file ?? undefined,
+    file,
     fileName: file?.name,
   }
 }
 
-/** The answer's file name for curl's -o: the chosen file's name with the answer's extension (a raw body has no name). */
-function outputName(fileName, answered) {
-  if (!fileName || !answered) return answered
-  const extension = answered.slice(answered.lastIndexOf('.'))
-  return `${fileName.replace(/\.[^.]*$/, '')}${extension}`
+/**
+ * Why the page will not send a request it could only lose: a file over the server's published MAX_INPUT_BYTES (the
+ * server would refuse it, and locally the connection is reset before its 413 arrives), or an API key a header cannot
+ * carry (fetch throws before sending). Null when it may be sent.
+ */
+function refusal(request, maxInputBytes) {
+  const sent = request.file
+  if (sent && maxInputBytes && sent.size > maxInputBytes) {
+    return `Not sent: ${sent.name} is ${formatBytes(sent.size)}, over this server's limit of ${formatBytes(maxInputBytes)} a file (MAX_INPUT_BYTES).`
+  }
+  const key = request.headers['X-API-Key']
+  if (key && /[^\x21-\x7e]/.test(key)) {
+    return 'Not sent: the API key has characters an HTTP header cannot carry (keys are printable ASCII, no spaces).'
+  }
+  return null
 }
+
+/** `width=800,format=auto` (a path's options segment) as pairs; `_` is none. */
+const optionPairs = (segment = '') =>
+  segment === '_' ? [] : segment.split(',').filter(Boolean).map((pair) => [pair.slice(0, pair.indexOf('=')), decodeURIComponent(pair.slice(pair.indexOf('=') + 1))])
 
 /**
  * Wire the tester. `formats` is GET /api/formats (or null when it failed to load), `openapi` the
  * OpenAPI document (or null); `onAnswer(res, request)` is told about every answer (the rate-limit area).
  */
 export function setupTester({ formats, openapi, onAnswer }) {
-  const options = formats ? buildOptionControls($('#option-controls'), formats, openapi) : null
+  maxInputBytes = formats?.limits?.maxInputBytes
+  const options = formats ? buildOptionControls($('#option-controls'), formats, openapi, { inputType: () => file?.type ?? '' }) : null
+  fileChanged = () => options?.update()
   if (!formats) {
     $('#option-controls').replaceChildren(
       h('p', { class: 'notice' }, 'The options could not be loaded from /api/formats; requests are sent without options.'),
@@ -131,12 +153,23 @@ export function setupTester({ formats, openapi, onAnswer }) {
     radio.addEventListener('change', () => showFieldsFor(endpoint()))
   }
   showFieldsFor(endpoint())
-  // "Try it" in the documentation: this endpoint, in view, its first field focused.
+  // "Try it" in the documentation: this endpoint with the example's options, source and Accept header, in view,
+  // the endpoint focused. The example's file cannot travel: the one chosen (if any) stays.
   document.addEventListener('imgedge:try', (event) => {
-    const radio = document.querySelector(`input[name="endpoint"][value="${event.detail.endpoint}"]`)
+    const { endpoint: name, example = {} } = event.detail
+    const radio = document.querySelector(`input[name="endpoint"][value="${name}"]`)
     if (!radio) return
     radio.checked = true
     showFieldsFor(endpoint())
+    if (name === 'compress' || name === 'img') {
+      options?.set(name === 'img' ? optionPairs(example.params?.options) : Object.entries(example.query ?? {}))
+      if (example.params?.source) $('#img-source').value = example.params.source
+      const accept = $('#accept')
+      const wanted = example.headers?.Accept ?? ''
+      if (![...accept.options].some((option) => option.value === wanted)) accept.append(h('option', { value: wanted }, wanted))
+      accept.value = wanted
+    }
+    if (name === 'health') $('#opt-deep').checked = example.query?.deep === '1'
     $('#tester').scrollIntoView({ block: 'start' })
     radio.focus()
   })
@@ -144,31 +177,62 @@ export function setupTester({ formats, openapi, onAnswer }) {
   const form = $('#tester-form')
   const send = $('#send')
   const line = $('#request-line')
+  const problem = $('#request-error')
   let curl = ''
-  let busy = false
+  let controller = null
+
+  /** After a refusal, a network failure or a cancel: nothing of the answer before stays on screen. */
+  const failed = (text) => {
+    clearAnswer()
+    curl = ''
+    problem.textContent = text
+    problem.hidden = false
+  }
+
+  /** The progress line while a request is out: elapsed seconds and a cancel button. */
+  const progress = (started) => {
+    const box = $('#progress')
+    const text = $('#progress-text')
+    const tick = () => (text.textContent = `Waiting for the answer: ${Math.floor((performance.now() - started) / 1000)} s`)
+    tick()
+    box.hidden = false
+    const timer = setInterval(tick, 1000)
+    return () => {
+      clearInterval(timer)
+      box.hidden = true
+    }
+  }
 
   form.addEventListener('submit', async (event) => {
     event.preventDefault()
-    if (busy) return
-    busy = true
+    if (controller) return
     const request = describeRequest(options)
+    problem.hidden = true
+    line.textContent = `${request.method} ${new URL(request.url).pathname}${new URL(request.url).search}`
+    const refused = refusal(request, maxInputBytes)
+    if (refused) {
+      failed(refused)
+      return
+    }
+    controller = new AbortController()
     // aria-disabled rather than disabled: a disabled button drops the keyboard focus.
     send.setAttribute('aria-disabled', 'true')
     send.textContent = 'Sending…'
     $('#result').setAttribute('aria-busy', 'true')
-    line.textContent = `${request.method} ${new URL(request.url).pathname}${new URL(request.url).search}`
     const started = performance.now()
+    const stop = progress(started)
     try {
       // no-store: the browser's own cache would otherwise answer a repeated GET /img, and hide the worker's Cache-Status.
-      const res = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body, cache: 'no-store' })
+      const res = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body, cache: 'no-store', signal: controller.signal })
       const ms = performance.now() - started
-      const { summary, output } = await showAnswer({ res, ms, file: request.method === 'POST' ? file : null })
+      const nameFor = (answered) => outputName(request.fileName ?? request.source, answered)
+      const { summary, output } = await showAnswer({ res, ms, file: request.method === 'POST' ? file : null, nameFor })
       if (request.snippet && res.ok) {
         $('#srcset').textContent = request.snippet
         $('#delivered').hidden = false
       }
       line.textContent = `${line.textContent}: ${summary}`
-      const described = { ...request, output: outputName(request.fileName, output) }
+      const described = { ...request, output }
       curl = curlCommand(described)
       $('#curl').textContent = curl
       $('#snippet-js').textContent = jsSnippet(described)
@@ -176,13 +240,23 @@ export function setupTester({ formats, openapi, onAnswer }) {
       for (const id of ['#copy-status', '#copy-js-status', '#copy-py-status']) $(id).textContent = ''
       onAnswer?.(res, request)
     } catch (error) {
-      line.textContent = `The request failed: ${error.message}`
+      const seconds = ((performance.now() - started) / 1000).toFixed(1)
+      failed(
+        error.name === 'AbortError'
+          ? `Cancelled after ${seconds} s: the page stopped waiting (a conversion already under way may still finish on the server, and counts).`
+          : `No answer: ${error.message}. Nothing came back, so nothing is shown; check the address, the file and the connection.`,
+      )
     } finally {
+      stop()
       $('#result').setAttribute('aria-busy', 'false')
       send.removeAttribute('aria-disabled')
       send.textContent = 'Send request'
-      busy = false
+      controller = null
     }
+  })
+  $('#cancel').addEventListener('click', () => controller?.abort())
+  form.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape' && controller) controller.abort()
   })
 
   $('#copy-js').addEventListener('click', async () => {
