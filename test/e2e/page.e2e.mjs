@@ -745,6 +745,9 @@ try {
     const snippet = await page.textContent('#srcset')
     assert(snippet.includes('srcset=') && snippet.includes('width=400') && snippet.includes('1200w'), `snippet: ${snippet}`)
     assert((await page.textContent('#curl')).includes('/img/'), 'curl lacks the /img URL')
+    // 1: the answer is written beside the source's own name (the file uploaded as photos/cat.jpg), not over it.
+    const { writes } = snippetFiles(await page.textContent('#curl'))
+    assert(writes.length === 1 && writes[0] === 'cat.imgedge.webp', `GET /img's curl writes ${writes}`)
     await page.check('input[name="endpoint"][value="compress"]')
   })
 
