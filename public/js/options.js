@@ -181,7 +181,7 @@ export function buildOptionControls(container, formats, openapi, { inputType = (
         else control.value = ''
       }
       for (const [name, value] of pairs) {
-        const control = controls[name === 'f' ? 'format' : name]?.control
+        const control = controls[name]?.control
         if (!control) continue
         if (control.type === 'checkbox') control.checked = value === 'true' || value === '1'
         else {

@@ -119,10 +119,10 @@ function describeRequest(options) {
  * server would refuse it, and locally the connection is reset before its 413 arrives), or an API key a header cannot
  * carry (fetch throws before sending). Null when it may be sent.
  */
-function refusal(request, maxInputBytes) {
+function refusal(request) {
   const sent = request.file
   if (sent && maxInputBytes && sent.size > maxInputBytes) {
-    return `Not sent: ${sent.name} is ${formatBytes(sent.size)}, over this server's limit of ${formatBytes(maxInputBytes)} a file (MAX_INPUT_BYTES).`
+    return `Not sent: ${sent.name} is ${formatBytes(sent.size)}, over this server's limit of ${formatBytes(maxInputBytes)} per file (MAX_INPUT_BYTES).`
   }
   const key = request.headers['X-API-Key']
   if (key && /[^\x21-\x7e]/.test(key)) {
@@ -209,7 +209,7 @@ export function setupTester({ formats, openapi, onAnswer }) {
     const request = describeRequest(options)
     problem.hidden = true
     line.textContent = `${request.method} ${new URL(request.url).pathname}${new URL(request.url).search}`
-    const refused = refusal(request, maxInputBytes)
+    const refused = refusal(request)
     if (refused) {
       failed(refused)
       return

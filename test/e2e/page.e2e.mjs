@@ -579,9 +579,9 @@ try {
     const { page: tester } = await openPage(desktop)
     await loadReady(tester, dev.base)
     await compressPhoto(tester)
-    // The answer is held back 3 s (a slow AVIF encode, without spending the CPU).
+    // The answer is held back 10 s (a slow AVIF encode, without spending the CPU); the cancel comes long before.
     await tester.route('**/api/compress*', async (route) => {
-      await new Promise((resolve) => setTimeout(resolve, 3000))
+      await new Promise((resolve) => setTimeout(resolve, 10_000))
       await route.continue().catch(() => {})
     })
     await tester.click('#send')
