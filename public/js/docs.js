@@ -1,7 +1,8 @@
 // The documentation area, rendered from the OpenAPI 3.1 document at /api/openapi.json: every endpoint,
 // its parameters, request body, answers and answer headers, the JSON answer's fields, and the error codes.
 import { curlCommand } from './curl.js'
-import { copyText, fill, h, prose, table } from './dom.js'
+import { codeTabs } from './code-tabs.js'
+import { fill, h, prose, table } from './dom.js'
 import { outputName } from './names.js'
 import { jsSnippet, pythonSnippet } from './snippets.js'
 
@@ -139,23 +140,6 @@ function responses(doc, list, codes) {
 /** The tester's endpoint for each documented path ("Try it" selects it). */
 const TESTER_ENDPOINTS = { '/api/compress': 'compress', '/api/formats': 'formats', '/api/health': 'health', '/img/{options}/{source}': 'img' }
 
-const LANGUAGES = [
-  ['curl', 'curl', 'example-request'],
-  ['js', 'JavaScript', 'example-js'],
-  ['py', 'Python', 'example-py'],
-]
-
-/** Every endpoint's examples show the same language: choosing one anywhere chooses it everywhere. */
-function chooseLanguage(lang, focus) {
-  for (const tab of document.querySelectorAll('.lang-tabs [role="tab"]')) {
-    const selected = tab.dataset.lang === lang
-    tab.setAttribute('aria-selected', String(selected))
-    tab.tabIndex = selected ? 0 : -1
-    document.getElementById(tab.getAttribute('aria-controls')).hidden = !selected
-  }
-  focus?.querySelector(`[data-lang="${lang}"]`)?.focus()
-}
-
 /** The example call of the endpoint, from its `x-example` (path parameters, query, headers, the file sent). */
 function exampleCall(path, method, op) {
   const example = op['x-example'] ?? {}
@@ -174,23 +158,12 @@ function exampleCall(path, method, op) {
 function examplesColumn(doc, path, method, op) {
   const id = operationId(method, path)
   const { example, request } = exampleCall(path, method, op)
-  const code = { curl: curlCommand(request), js: jsSnippet(request), py: pythonSnippet(request) }
-  const tabs = h('div', { class: 'lang-tabs', role: 'tablist', 'aria-label': `Language of the ${method.toUpperCase()} ${path} example` })
-  const panels = LANGUAGES.map(([lang, label, kind], i) => {
-    tabs.append(h('button', { type: 'button', role: 'tab', id: `${id}-tab-${lang}`, 'aria-controls': `${id}-${lang}`, 'aria-selected': String(i === 0), tabindex: i === 0 ? 0 : -1, 'data-lang': lang, onclick: () => chooseLanguage(lang) }, label))
-    const pre = h('pre', { class: `code ${kind}`, tabindex: 0 }, code[lang])
-    const status = h('span', { role: 'status', class: 'hint' })
-    const copy = h('button', { type: 'button', class: 'copy', onclick: async () => (status.textContent = await copyText(pre.textContent, pre)) }, `Copy ${label}`)
-    return h('div', { role: 'tabpanel', id: `${id}-${lang}`, 'aria-labelledby': `${id}-tab-${lang}`, hidden: i !== 0 }, pre, h('p', { class: 'copy-row' }, copy, ' ', status))
+  const tabs = codeTabs({
+    id,
+    label: `Language of the ${method.toUpperCase()} ${path} example`,
+    pre: { curl: { class: 'example-request' }, js: { class: 'example-js' }, py: { class: 'example-py' } },
   })
-  tabs.addEventListener('keydown', (event) => {
-    const order = LANGUAGES.map(([lang]) => lang)
-    const at = order.indexOf(event.target.dataset.lang)
-    const next = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: order.length - 1 }[event.key]
-    if (next === undefined) return
-    event.preventDefault()
-    chooseLanguage(order[(next + order.length) % order.length], tabs)
-  })
+  tabs.set({ curl: curlCommand(request), js: jsSnippet(request), py: pythonSnippet(request) })
   const endpoint = TESTER_ENDPOINTS[path]
   const tryIt =
     endpoint &&
@@ -201,7 +174,7 @@ function examplesColumn(doc, path, method, op) {
       ' ',
       h('span', { class: 'hint' }, 'in the tester above, with these parameters'),
     )
-  return h('div', { class: 'op-examples' }, h('h4', {}, 'Example request'), tabs, panels, tryIt, exampleAnswers(doc, op.responses))
+  return h('div', { class: 'op-examples' }, h('h4', {}, 'Example request'), tabs.element, tryIt, exampleAnswers(doc, op.responses))
 }
 
 /** The answers' examples: the JSON body of a 2xx, and one problem per error status. */

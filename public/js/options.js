@@ -9,7 +9,7 @@ const FALLBACK_ENUMS = { fit: ['inside', 'cover', 'contain', 'fill'], response: 
 const PRIMARY = ['format', 'quality', 'target', 'width', 'height', 'fit']
 
 /** The output family of an input's MIME type when no format is asked for (GIF becomes PNG). */
-const SAME_AS_INPUT = { 'image/jpeg': 'jpeg', 'image/png': 'png', 'image/gif': 'png', 'image/webp': 'webp', 'image/avif': 'avif' }
+export const SAME_AS_INPUT = { 'image/jpeg': 'jpeg', 'image/png': 'png', 'image/gif': 'png', 'image/webp': 'webp', 'image/avif': 'avif' }
 
 /** The query parameters of POST /api/compress in the OpenAPI document, by name. */
 function compressParameters(openapi) {

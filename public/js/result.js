@@ -169,7 +169,7 @@ export function clearAnswer() {
   for (const url of urls) URL.revokeObjectURL(url)
   urls = []
   for (const id of ['#compare', '#body-block', '#timing', '#delivered']) $(id).hidden = true
-  for (const id of ['#status-line', '#saving', '#before-meta', '#after-meta', '#delivered-meta', '#body-json', '#srcset', '#curl', '#snippet-js', '#snippet-py']) $(id).textContent = ''
+  for (const id of ['#status-line', '#saving', '#before-meta', '#after-meta', '#delivered-meta', '#body-json', '#srcset']) $(id).textContent = ''
   for (const id of ['#before-img', '#after-img', '#split-before', '#split-after', '#delivered-img']) $(id).removeAttribute('src')
   $('#download').removeAttribute('href')
   $('#headers-table tbody').replaceChildren()

@@ -1,8 +1,9 @@
 // The API tester: choose an endpoint, set options, send a real request, show the answer.
+import { codeTabs } from './code-tabs.js'
 import { curlCommand } from './curl.js'
-import { $, copyText, formatBytes, h } from './dom.js'
+import { $, formatBytes, h } from './dom.js'
 import { outputName } from './names.js'
-import { buildOptionControls } from './options.js'
+import { buildOptionControls, SAME_AS_INPUT } from './options.js'
 import { clearAnswer, showAnswer } from './result.js'
 import { jsSnippet, pythonSnippet } from './snippets.js'
 import { samplePicture } from './sample.js'
@@ -178,13 +179,43 @@ export function setupTester({ formats, openapi, onAnswer }) {
   const send = $('#send')
   const line = $('#request-line')
   const problem = $('#request-error')
-  let curl = ''
   let controller = null
+  const byId = Object.fromEntries((formats?.formats ?? []).map((f) => [f.id, f]))
+
+  /**
+   * The name an image answer would be written to, before it came back: the asked format's extension (the input's
+   * when none is asked; none for format=auto). No name for a JSON answer, which the code prints instead.
+   */
+  const expectedOutput = (request) => {
+    const name = endpoint()
+    const params = options?.read() ?? new URLSearchParams()
+    if ((name !== 'compress' && name !== 'img') || request.headers.Accept === 'application/json' || params.get('response') === 'json') return undefined
+    const asked = params.get('format') ?? ''
+    const same = name === 'img' ? /\.(\w+)$/.exec(request.source ?? '')?.[1] : byId[SAME_AS_INPUT[file?.type ?? '']]?.extensions?.[0]
+    const extension = asked === '' ? same : asked === 'auto' ? '' : byId[asked === 'jpg' ? 'jpeg' : asked]?.extensions?.[0] ?? asked
+    return outputName(request.fileName ?? request.source, extension ? `.${extension}` : '')
+  }
+
+  const code = codeTabs({ id: 'request-code', label: 'Language of the request as code', pre: { curl: { id: 'curl' }, js: { id: 'snippet-js' }, py: { id: 'snippet-py' } } })
+  $('#request-code').append(code.element)
+  /** The code for the form as it is; after an answer, with the name that answer is written to (`output`). */
+  const showCode = (answered) => {
+    const request = describeRequest(options)
+    const described = { ...request, output: answered ? answered.output : expectedOutput(request) }
+    code.set({ curl: curlCommand(described), js: jsSnippet(described), py: pythonSnippet(described) })
+  }
+  for (const type of ['input', 'change']) form.addEventListener(type, () => showCode())
+  const wasChanged = fileChanged
+  fileChanged = () => {
+    wasChanged()
+    showCode()
+  }
+  document.addEventListener('imgedge:try', () => showCode())
+  showCode()
 
   /** After a refusal, a network failure or a cancel: nothing of the answer before stays on screen. */
   const failed = (text) => {
     clearAnswer()
-    curl = ''
     problem.textContent = text
     problem.hidden = false
   }
@@ -232,12 +263,7 @@ export function setupTester({ formats, openapi, onAnswer }) {
         $('#delivered').hidden = false
       }
       line.textContent = `${line.textContent}: ${summary}`
-      const described = { ...request, output }
-      curl = curlCommand(described)
-      $('#curl').textContent = curl
-      $('#snippet-js').textContent = jsSnippet(described)
-      $('#snippet-py').textContent = pythonSnippet(described)
-      for (const id of ['#copy-status', '#copy-js-status', '#copy-py-status']) $(id).textContent = ''
+      showCode({ output })
       onAnswer?.(res, request)
     } catch (error) {
       const seconds = ((performance.now() - started) / 1000).toFixed(1)
@@ -257,15 +283,5 @@ export function setupTester({ formats, openapi, onAnswer }) {
   $('#cancel').addEventListener('click', () => controller?.abort())
   form.addEventListener('keydown', (event) => {
     if (event.key === 'Escape' && controller) controller.abort()
-  })
-
-  $('#copy-js').addEventListener('click', async () => {
-    $('#copy-js-status').textContent = await copyText($('#snippet-js').textContent, $('#snippet-js'))
-  })
-  $('#copy-py').addEventListener('click', async () => {
-    $('#copy-py-status').textContent = await copyText($('#snippet-py').textContent, $('#snippet-py'))
-  })
-  $('#copy-curl').addEventListener('click', async () => {
-    $('#copy-status').textContent = await copyText(curl, $('#curl'))
   })
 }

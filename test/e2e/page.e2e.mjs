@@ -490,6 +490,14 @@ try {
     // Optional parameters folded: the primary ones shown, the rest under a summary.
     assert(await fresh.isVisible(`${compress} tbody tr:has(code:text-is("width"))`), 'width is folded')
     assert(await fresh.isHidden(`${compress} tbody tr:has(code:text-is("metadata"))`), 'metadata is not folded')
+    // The tester shows its own request as code before it is sent, and follows the form.
+    await fresh.setInputFiles('#file', PHOTO)
+    await fresh.selectOption('#opt-format', 'avif')
+    await fresh.fill('#opt-width', '640')
+    await fresh.click('#request-code [role="tab"]:text-is("curl")')
+    const live = await fresh.textContent('#curl')
+    assert(live.includes('/api/compress?format=avif&width=640') && live.includes("-o 'photo.imgedge.avif'") && await fresh.isVisible('#curl'), `the tester's curl before sending: ${live}`)
+    assert((await fresh.textContent('#snippet-py')).includes('open("photo.imgedge.avif", "wb")'), 'the tester\'s Python does not follow the form')
     // The tester folds its optional options too.
     assert(await fresh.isVisible('#opt-width') && await fresh.isHidden('#opt-metadata'), 'the tester does not fold its optional options')
     await fresh.click('details.more-options > summary')
@@ -548,7 +556,7 @@ try {
     tester.on('request', (request) => request.url().includes('/api/compress') && sent++)
     const stale = async (why) => {
       assert(await tester.isHidden('#result'), `${why}: the answer area is still shown`)
-      for (const id of ['#status-line', '#curl', '#snippet-js', '#saving', '#after-meta']) assert((await tester.textContent(id)) === '', `${why}: ${id} still holds the last answer`)
+      for (const id of ['#status-line', '#saving', '#after-meta', '#before-meta']) assert((await tester.textContent(id)) === '', `${why}: ${id} still holds the last answer`)
       assert(await tester.locator('#headers-table tbody tr').count() === 0, `${why}: the last headers stay`)
       assert(await tester.isVisible('#request-error'), `${why}: no message`)
     }
