@@ -3,7 +3,8 @@
 import { readFile, writeFile } from 'node:fs/promises'
 
 const base = process.env.IMGEDGE_URL ?? 'http://127.0.0.1:8787'
-const [input, output = input.replace(/\.[^./]*$/, '') + '.webp'] = process.argv.slice(2)
+// The default output name is never the input's (photo.webp in gives photo.imgedge.webp out, not an overwrite).
+const [input, output = input.replace(/\.[^./]*$/, '') + '.imgedge.webp'] = process.argv.slice(2)
 
 const params = new URLSearchParams({ format: 'webp', quality: '75', width: '320' })
 const res = await fetch(`${base}/api/compress?${params}`, {
@@ -23,5 +24,6 @@ const h = (name) => res.headers.get(name)
 console.log(`${h('x-input-format')} ${h('x-input-width')}x${h('x-input-height')}, ${h('x-input-size')} bytes`)
 console.log(`-> ${h('x-output-format')} ${h('x-output-width')}x${h('x-output-height')}, ${h('x-output-size')} bytes`)
 console.log(`ratio ${h('x-compression-ratio')}; ${h('server-timing')}`)
-console.log(`rate limit: ${h('x-ratelimit-remaining')} of ${h('x-ratelimit-limit')} calls left`)
+// An unlimited policy is not counted, and its answers carry no rate-limit headers.
+console.log(h('x-ratelimit-limit') === null ? 'rate limit: not counted' : `rate limit: ${h('x-ratelimit-remaining')} of ${h('x-ratelimit-limit')} calls left`)
 console.log(`wrote ${output}`)

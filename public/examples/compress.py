@@ -9,7 +9,8 @@ import requests
 
 base = os.environ.get("IMGEDGE_URL", "http://127.0.0.1:8787")
 source = sys.argv[1]
-target = sys.argv[2] if len(sys.argv) > 2 else os.path.splitext(source)[0] + ".webp"
+# The default output name is never the input's (photo.webp in gives photo.imgedge.webp out, not an overwrite).
+target = sys.argv[2] if len(sys.argv) > 2 else os.path.splitext(source)[0] + ".imgedge.webp"
 
 with open(source, "rb") as f:
     res = requests.post(
@@ -29,5 +30,9 @@ h = res.headers
 print(f"{h['X-Input-Format']} {h['X-Input-Width']}x{h['X-Input-Height']}, {h['X-Input-Size']} bytes")
 print(f"-> {h['X-Output-Format']} {h['X-Output-Width']}x{h['X-Output-Height']}, {h['X-Output-Size']} bytes")
 print(f"ratio {h['X-Compression-Ratio']}; {h['Server-Timing']}")
-print(f"rate limit: {h.get('X-RateLimit-Remaining')} of {h.get('X-RateLimit-Limit')} calls left")
+# An unlimited policy is not counted, and its answers carry no rate-limit headers.
+if "X-RateLimit-Limit" in h:
+    print(f"rate limit: {h['X-RateLimit-Remaining']} of {h['X-RateLimit-Limit']} calls left")
+else:
+    print("rate limit: not counted")
 print(f"wrote {target}")

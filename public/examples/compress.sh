@@ -4,7 +4,8 @@
 set -eu
 base="${IMGEDGE_URL:-http://127.0.0.1:8787}"
 in="$1"
-out="${2:-${in%.*}.webp}"
+# The default output name is never the input's (photo.webp in gives photo.imgedge.webp out).
+out="${2:-${in%.*}.imgedge.webp}"
 
 # --data-binary sends the file byte for byte; the server sniffs the format from the bytes.
 # --fail-with-body: on an error, curl exits non-zero and the problem+json body is what lands in $out.

@@ -19,6 +19,7 @@ if (!res.ok) {
 
 const { image, ...stats } = answer
 console.log(JSON.stringify(stats, null, 2))
-const file = output ?? answer.filename
+// The answer's filename has the input's stem: .imgedge keeps it from overwriting the input.
+const file = output ?? answer.filename.replace(/(\.[^.]*)$/, '.imgedge$1')
 await writeFile(file, Buffer.from(image, 'base64'))
 console.log(`wrote ${file}`)

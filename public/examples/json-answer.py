@@ -24,7 +24,9 @@ if not res.ok:
 
 image = answer.pop("image")
 print(json.dumps(answer, indent=2))
-target = sys.argv[2] if len(sys.argv) > 2 else answer["filename"]
+# The answer's filename has the input's stem: .imgedge keeps it from overwriting the input.
+stem, extension = os.path.splitext(answer["filename"])
+target = sys.argv[2] if len(sys.argv) > 2 else f"{stem}.imgedge{extension}"
 with open(target, "wb") as f:
     f.write(base64.b64decode(image))
 print(f"wrote {target}")

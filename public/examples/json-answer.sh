@@ -14,6 +14,7 @@ answer=$(curl -sS --fail-with-body \
 
 # Everything but the image, then the image itself decoded to a file named by the server.
 echo "$answer" | jq 'del(.image)'
-out="${2:-$(echo "$answer" | jq -r .filename)}"
+# The answer's filename has the input's stem: .imgedge keeps it from overwriting the input.
+out="${2:-$(echo "$answer" | jq -r '.filename | sub("(?<e>\\.[^.]*)$"; ".imgedge\(.e)")')}"
 echo "$answer" | jq -r .image | base64 -d > "$out"
 echo "wrote $out"

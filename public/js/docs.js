@@ -1,7 +1,10 @@
 // The documentation area, rendered from the OpenAPI 3.1 document at /api/openapi.json: every endpoint,
 // its parameters, request body, answers and answer headers, the JSON answer's fields, and the error codes.
 import { curlCommand } from './curl.js'
+import { codeTabs } from './code-tabs.js'
 import { fill, h, prose, table } from './dom.js'
+import { outputName } from './names.js'
+import { jsSnippet, pythonSnippet } from './snippets.js'
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head']
 const TIMING = /^server-timing$/i
@@ -25,27 +28,41 @@ function describe(text, codes) {
   )
 }
 
-/** The values a schema allows, in a few words: an enum, a range, a type, a pattern. */
+/** The values a schema allows, in a few words: an enum, a range, a type, a pattern; `anyOf` as its alternatives. */
 function valuesOf(schema = {}) {
+  const alternatives = schema.anyOf ?? schema.oneOf
+  if (alternatives) return h('span', { class: 'values' }, alternatives.map((alternative, i) => [i ? ' or ' : '', valuesOf(alternative)]))
   if (schema.enum) return h('span', { class: 'values' }, schema.enum.map((value) => h('code', {}, String(value))))
   const types = [schema.type].flat().filter((type) => type && type !== 'null')
   let text = types.join(' or ') || 'any'
-  if (schema.minimum !== undefined || schema.maximum !== undefined) text += ` ${schema.minimum ?? ''}–${schema.maximum ?? ''}`
+  const { minimum: min, maximum: max } = schema
+  if (min !== undefined && max !== undefined) text += ` ${min}–${max}`
+  else if (min !== undefined) text += ` ≥ ${min}`
+  else if (max !== undefined) text += ` ≤ ${max}`
   if (schema.format) text += ` (${schema.format})`
-  return schema.pattern ? [text, ' matching ', h('code', {}, schema.pattern)] : text
+  return schema.pattern ? [text, ' matching ', h('code', { class: 'pattern' }, schema.pattern)] : text
 }
 
+/** Parameters shown unfolded besides path and required ones; the other optional ones sit under a fold. */
+const PRIMARY_PARAMETERS = ['format', 'quality', 'width', 'height', 'fit', 'deep']
+
 function parametersTable(parameters, codes) {
-  return table(
-    ['name', 'in', 'values', 'default', 'meaning'],
-    parameters.map((p) => [
-      h('code', {}, p.name),
-      p.in,
-      valuesOf(p.schema),
-      p.schema?.default === undefined ? '' : h('code', {}, String(p.schema.default)),
-      describe(p.description ?? p.schema?.description ?? '', codes),
-    ]),
-  )
+  const rows = (list) =>
+    table(
+      ['name', 'values', 'meaning'],
+      list.map((p) => [
+        [h('code', {}, p.name), h('span', { class: 'param-in' }, p.required ? `${p.in}, required` : p.in)],
+        [valuesOf(p.schema), p.schema?.default === undefined ? '' : [h('br'), 'default ', h('code', {}, String(p.schema.default))]],
+        describe(p.description ?? p.schema?.description ?? '', codes),
+      ]),
+    )
+  const shown = parameters.filter((p) => p.in === 'path' || p.required || PRIMARY_PARAMETERS.includes(p.name))
+  const folded = parameters.filter((p) => !shown.includes(p))
+  return [
+    h('h4', {}, 'Parameters'),
+    shown.length > 0 && rows(shown),
+    folded.length > 0 && h('details', { class: 'more-parameters' }, h('summary', {}, `${shown.length ? 'More optional parameters' : 'Optional parameters'} (${folded.length})`), rows(folded)),
+  ]
 }
 
 function headersTable(headers, codes) {
@@ -123,26 +140,41 @@ function responses(doc, list, codes) {
 /** The tester's endpoint for each documented path ("Try it" selects it). */
 const TESTER_ENDPOINTS = { '/api/compress': 'compress', '/api/formats': 'formats', '/api/health': 'health', '/img/{options}/{source}': 'img' }
 
-/** A "Try it" button: asks the tester (tester.js listens for `imgedge:try`) to take this endpoint. */
-function tryIt(path) {
-  const endpoint = TESTER_ENDPOINTS[path]
-  if (!endpoint) return null
-  const button = h('button', { type: 'button', class: 'try-it', 'data-endpoint': endpoint }, 'Try it')
-  button.addEventListener('click', () => document.dispatchEvent(new CustomEvent('imgedge:try', { detail: { endpoint } })))
-  return h('p', {}, button)
-}
-
-/** An example call of the endpoint as curl (curl.js, as the tester's), from its `x-example` (path parameters, query, headers, the file sent). */
-function exampleRequest(path, method, op) {
-  const example = op['x-example']
-  if (!example) return null
+/** The example call of the endpoint, from its `x-example` (path parameters, query, headers, the file sent). */
+function exampleCall(path, method, op) {
+  const example = op['x-example'] ?? {}
   const filled = path.replace(/\{(\w+)\}/g, (_, name) => example.params?.[name] ?? `{${name}}`)
   const query = new URLSearchParams(example.query ?? {}).toString()
   const url = `${location.origin}${filled}${query ? `?${query}` : ''}`
   const headers = { ...(example.contentType ? { 'Content-Type': example.contentType } : {}), ...example.headers }
-  const output = example.body ? `${example.body.replace(/\.[^.]*$/, '')}.${example.query?.format ?? 'out'}` : /^\/img\//.test(path) ? 'image' : undefined
-  const command = curlCommand({ method: method.toUpperCase(), url, headers, fileName: example.body, output })
-  return [h('h4', {}, 'Example request'), h('pre', { class: 'code example-request', tabindex: '0' }, command)]
+  const format = example.query?.format ?? /(?:^|,)format=(\w+)/.exec(example.params?.options ?? '')?.[1]
+  const image = example.body || /^\/img\//.test(path)
+  // An image answer is written beside the file sent under another name (format=auto: the extension is not known yet).
+  const output = image ? outputName(example.body ?? example.params?.source, format && format !== 'auto' ? `x.${format}` : '') : undefined
+  return { example, request: { method: method.toUpperCase(), url, headers, fileName: example.body, output } }
+}
+
+/** The examples column: the call in curl, JavaScript and Python with copy buttons, "Try it", the example answers. */
+function examplesColumn(doc, path, method, op) {
+  const id = operationId(method, path)
+  const { example, request } = exampleCall(path, method, op)
+  const tabs = codeTabs({
+    id,
+    label: `Language of the ${method.toUpperCase()} ${path} example`,
+    pre: { curl: { class: 'example-request' }, js: { class: 'example-js' }, py: { class: 'example-py' } },
+  })
+  tabs.set({ curl: curlCommand(request), js: jsSnippet(request), py: pythonSnippet(request) })
+  const endpoint = TESTER_ENDPOINTS[path]
+  const tryIt =
+    endpoint &&
+    h(
+      'p',
+      {},
+      h('button', { type: 'button', class: 'try-it', 'data-endpoint': endpoint, onclick: () => document.dispatchEvent(new CustomEvent('imgedge:try', { detail: { endpoint, example } })) }, 'Try it'),
+      ' ',
+      h('span', { class: 'hint' }, 'in the tester above, with these parameters'),
+    )
+  return h('div', { class: 'op-examples' }, h('h4', {}, 'Example request'), tabs.element, tryIt, exampleAnswers(doc, op.responses))
 }
 
 /** The answers' examples: the JSON body of a 2xx, and one problem per error status. */
@@ -158,18 +190,25 @@ function exampleAnswers(doc, list) {
   return shown.length ? [h('details', { class: 'examples' }, h('summary', {}, `Example answers (${shown.length / 2})`), shown)] : null
 }
 
+/** One endpoint: its documentation, and beside it on wide screens (below on narrow ones) its examples. */
 function operation(doc, path, method, op, codes) {
   return h(
     'article',
     { class: 'op', id: operationId(method, path), 'aria-labelledby': `${operationId(method, path)}-title` },
     h('h3', { id: `${operationId(method, path)}-title` }, h('span', { class: 'method' }, method.toUpperCase()), h('code', {}, path), op.summary ?? ''),
-    tryIt(path),
-    op.description && h('p', {}, describe(op.description, codes)),
-    Boolean(op.parameters?.length) && [h('h4', {}, 'Parameters'), parametersTable(op.parameters, codes)],
-    exampleRequest(path, method, op),
-    op.requestBody && requestBody(doc, resolve(doc, op.requestBody)),
-    op.responses && responses(doc, op.responses, codes),
-    exampleAnswers(doc, op.responses),
+    h(
+      'div',
+      { class: 'op-body' },
+      h(
+        'div',
+        { class: 'op-doc' },
+        op.description && h('p', {}, describe(op.description, codes)),
+        Boolean(op.parameters?.length) && parametersTable(op.parameters, codes),
+        op.requestBody && requestBody(doc, resolve(doc, op.requestBody)),
+        op.responses && responses(doc, op.responses, codes),
+      ),
+      examplesColumn(doc, path, method, op),
+    ),
   )
 }
 
@@ -181,7 +220,7 @@ function errorTable(doc) {
     h('h3', { id: 'errors' }, 'Error codes'),
     h(
       'p',
-      {},
+      { class: 'errors-intro' },
       'Every error is ',
       h('code', {}, 'application/problem+json'),
       ' (RFC 9457) with a stable ',
@@ -190,9 +229,8 @@ function errorTable(doc) {
       h('code', {}, 'type'),
       ' links to the row below.',
     ),
-    problem && [h('h4', {}, 'Fields of a problem'), table(['field', 'type', 'meaning'], fieldRows(doc, problem))],
-    h('h4', {}, 'Codes'),
-    table(
+    problem && h('div', { class: 'error-part' }, h('h4', {}, 'Fields of a problem'), table(['field', 'type', 'meaning'], fieldRows(doc, problem))),
+    h('div', { class: 'error-part' }, h('h4', {}, 'Codes'), table(
       ['code', 'status', 'title', 'when'],
       list.map((entry) => ({
         cells: [
@@ -204,13 +242,14 @@ function errorTable(doc) {
         attrs: { id: `error-${entry.code}` },
       })),
       { class: 'errors' },
-    ),
+    )),
   ]
 }
 
 /**
  * Search: narrow the documentation to the endpoints, parameter and field rows and error codes whose text has every
- * word typed (case-insensitive); an endpoint stays whole when its heading matches. Empty: everything shown.
+ * word typed (case-insensitive); an endpoint stays whole when its heading matches. Empty: everything shown. The quick
+ * links, the error area's headings and the side panel (told by an `imgedge:search` event) follow what is shown.
  */
 function searchBox(container) {
   const input = h('input', { type: 'search', id: 'docs-search', autocomplete: 'off', spellcheck: 'false', 'aria-describedby': 'docs-search-count' })
@@ -230,14 +269,27 @@ function searchBox(container) {
         row.hidden = !shown
         if (shown && !whole) inside++
       }
+      // A folded table with a matching row opens, so the match is seen.
+      for (const details of op.querySelectorAll('details.more-parameters')) if (inside && details.querySelector('tbody tr:not([hidden])')) details.open = true
       op.hidden = !(whole || inside > 0 || matches(op, words))
       if (!op.hidden) found++
     }
-    for (const row of container.querySelectorAll('tr[id^="error-"]')) {
-      row.hidden = words.length > 0 && !matches(row, words)
-      if (!row.hidden && words.length) found++
+    for (const part of container.querySelectorAll('.error-part')) {
+      let shown = 0
+      for (const row of part.querySelectorAll('tbody tr')) {
+        row.hidden = words.length > 0 && !matches(row, words)
+        if (!row.hidden) shown++
+      }
+      part.hidden = shown === 0
+      if (words.length) found += shown
+    }
+    const errors = [...container.querySelectorAll('.error-part')].some((part) => !part.hidden)
+    for (const el of container.querySelectorAll('#errors, .errors-intro')) el.hidden = !errors
+    for (const link of container.querySelectorAll('.quick-links a')) {
+      link.parentElement.hidden = Boolean(document.getElementById(link.hash.slice(1))?.hidden)
     }
     count.textContent = words.length ? `${found} ${found === 1 ? 'match' : 'matches'} for "${input.value.trim()}"` : ''
+    document.dispatchEvent(new CustomEvent('imgedge:search'))
   })
   return h('div', { class: 'field docs-search' }, h('label', { for: 'docs-search' }, 'Search the documentation'), input, count)
 }
@@ -254,7 +306,7 @@ export function renderDocs(container, doc) {
     searchBox(container),
     h(
       'ul',
-      {},
+      { class: 'quick-links' },
       operations.map(({ path, method, op }) =>
         h('li', {}, h('a', { href: `#${operationId(method, path)}` }, `${method.toUpperCase()} ${path}`), op.summary ? `: ${op.summary}` : ''),
       ),

@@ -38,7 +38,7 @@ async function source(file) {
 
 /** One example block: heading, explanation, how to run it, the file itself, download and copy. */
 function block({ id, title, text, file, run }) {
-  const code = h('pre', { class: 'code', tabindex: 0, 'aria-label': `${file}, source` }, 'Loading…')
+  const code = h('pre', { class: 'code', tabindex: 0 }, 'Loading…')
   const status = h('span', { role: 'status' })
   source(file).then(
     (body) => (code.textContent = body),

@@ -49,6 +49,14 @@ export function renderLimits(limits) {
   )
 }
 
+/** A table's scroll wrapper made a named region the keyboard can reach, so it can be scrolled without a mouse. */
+function scrollable(wrapper, name) {
+  wrapper.setAttribute('tabindex', '0')
+  wrapper.setAttribute('role', 'region')
+  wrapper.setAttribute('aria-label', name)
+  return wrapper
+}
+
 /** The measured matrix (docs/memory-matrix.md, served by /api/formats): each input at each size to each output. */
 function measuredTable(matrix, budget) {
   const cell = ({ status, growthMiB, estimateMiB }) => {
@@ -64,7 +72,7 @@ function measuredTable(matrix, budget) {
       { class: 'hint' },
       `Measured ${matrix.measured} (${matrix.source}): the peak memory one conversion took in a fresh worker, or "refused" where the estimate is over the ${budget} MiB budget (a 422 naming it; with format=auto the next format is served).`,
     ),
-    table(['input', ...matrix.columns], matrix.rows.map((row) => [row.input, ...row.cells.map(cell)]), { id: 'measured-matrix' }),
+    scrollable(table(['input', ...matrix.columns], matrix.rows.map((row) => [row.input, ...row.cells.map(cell)]), { id: 'measured-matrix' }), 'What converts at which size (scrolls sideways)'),
   ]
 }
 
@@ -121,9 +129,12 @@ export function showRemaining(res, request) {
   const remaining = res.headers.get('x-ratelimit-remaining')
   if (limit === null || remaining === null) {
     const why = request.method === 'GET'
-      ? `${new URL(request.url).pathname} is not counted, so its answer has no rate-limit headers.`
+      ? `${new URL(request.url).pathname} was not counted, so its answer has no rate-limit headers.`
       : 'That answer had no rate-limit headers: its policy is unlimited, or the limiter is off.'
-    box.replaceChildren(h('p', {}, why))
+    // An uncounted GET changes nothing: the count of the last counted answer stays, with a note under it.
+    const note = box.querySelector('.remaining-note')
+    if (request.method === 'GET' && note) note.textContent = `${why} The count above is from the last counted answer.`
+    else box.replaceChildren(h('p', {}, why))
     return
   }
   const policy = /^"([^"]*)"/.exec(res.headers.get('ratelimit-policy') ?? '')?.[1] ?? 'unknown'
@@ -137,6 +148,7 @@ export function showRemaining(res, request) {
     h('label', { for: meterId, class: 'hint' }, 'Calls left in the window'),
     h('br'),
     h('meter', { id: meterId, min: 0, max: limit, value: remaining, low: Math.ceil(limit * 0.2), optimum: limit }),
+    h('p', { class: 'hint remaining-note' }),
     retryAfter
       ? h('p', {}, `Refused with 429: try again in ${plural(Number(retryAfter), 'second')}.`)
       : resetAt && h('p', {}, `One more call frees up at ${resetAt.toLocaleTimeString()}, when the oldest counted call leaves the window.`),

@@ -1,9 +1,15 @@
 // The tester's option controls for POST /api/compress, generated from GET /api/formats: which options
 // exist (`options`), the output formats and, per format, the ranges and defaults of quality, lossless and
 // effort. Value lists of the other options (fit, response) come from /api/openapi.json when it loaded.
-import { h } from './dom.js'
+import { fill, h, prose } from './dom.js'
 
 const FALLBACK_ENUMS = { fit: ['inside', 'cover', 'contain', 'fill'], response: ['image', 'json'] }
+
+/** Shown unfolded; every other option (and any the server adds) sits under "More options". */
+const PRIMARY = ['format', 'quality', 'target', 'width', 'height', 'fit']
+
+/** The output family of an input's MIME type when no format is asked for (GIF becomes PNG). */
+export const SAME_AS_INPUT = { 'image/jpeg': 'jpeg', 'image/png': 'png', 'image/gif': 'png', 'image/webp': 'webp', 'image/avif': 'avif' }
 
 /** The query parameters of POST /api/compress in the OpenAPI document, by name. */
 function compressParameters(openapi) {
@@ -12,24 +18,29 @@ function compressParameters(openapi) {
 }
 
 function field(name, label, control, hintText = '') {
-  const hint = h('p', { class: 'hint', id: `hint-${name}` }, hintText)
+  const hint = h('p', { class: 'hint', id: `hint-${name}` }, prose(hintText))
   control.setAttribute('aria-describedby', hint.id)
   return { wrap: h('div', { class: 'field' }, h('label', { for: control.id }, label), control, hint), control, hint }
 }
 
 function checkField(name, label, control, hintText = '') {
-  const hint = h('p', { class: 'hint', id: `hint-${name}` }, hintText)
+  const hint = h('p', { class: 'hint', id: `hint-${name}` }, prose(hintText))
   control.setAttribute('aria-describedby', hint.id)
   return { wrap: h('div', { class: 'field' }, h('label', { class: 'check' }, control, label), hint), control, hint }
 }
 
+/** A control differing from its default (what read() would send). */
+const isSet = (control) => (control.type === 'checkbox' ? control.checked !== (control.dataset.default === 'true') : control.value.trim() !== '')
+
 const numberInput = (name, min, max) => h('input', { type: 'number', id: `opt-${name}`, name, min, max, step: 1, inputmode: 'numeric' })
 
 /**
- * Build the controls into `container` and return { read(): URLSearchParams } for the request.
- * Empty controls are not sent, so the server's defaults apply, and what is sent is exactly what was set.
+ * Build the controls into `container` and return { read(): URLSearchParams, set(pairs), update() }: read for the
+ * request, set to take an example's options ("Try it"), update after the input file changed. `inputType()` is the
+ * chosen file's MIME type, which decides the output format when none is asked for. Empty controls are not sent, so
+ * the server's defaults apply, and what is sent is exactly what was set.
  */
-export function buildOptionControls(container, formats, openapi) {
+export function buildOptionControls(container, formats, openapi, { inputType = () => '' } = {}) {
   const params = compressParameters(openapi)
   const encoders = formats.formats.filter((f) => f.encode)
   const byId = Object.fromEntries(formats.formats.map((f) => [f.id, f]))
@@ -87,22 +98,28 @@ export function buildOptionControls(container, formats, openapi) {
   }
 
   container.replaceChildren()
+  const more = h('div', { class: 'grid' })
   for (const name of formats.options) {
     controls[name] = (makers[name] ?? (() => enumField(name)))()
-    container.append(controls[name].wrap)
+    ;(PRIMARY.includes(name) ? container : more).append(controls[name].wrap)
   }
+  const folded = Object.keys(controls).filter((name) => !PRIMARY.includes(name))
+  const summary = h('summary', {})
+  const details = folded.length ? h('details', { class: 'more-options' }, summary, more) : null
+  if (details) container.after(details)
 
   // Per-format ranges, defaults and descriptions; options the chosen format cannot take are disabled,
   // because the server answers 400 to them rather than ignoring them.
   function update() {
-    const chosen = byId[controls.format?.control.value]
+    const asked = controls.format?.control.value ?? ''
+    const chosen = byId[asked === 'jpg' ? 'jpeg' : asked] ?? (asked === '' ? byId[SAME_AS_INPUT[inputType()]] : undefined)
     const spec = (option) => (chosen ? chosen.options?.[option] : encoders.find((f) => f.options?.[option])?.options[option])
     const lossless = controls.lossless?.control
     if (lossless) {
       const usable = !chosen || Boolean(chosen.options?.lossless)
       lossless.disabled = !usable
       if (!usable) lossless.checked = false
-      controls.lossless.hint.textContent = usable ? spec('lossless')?.description ?? '' : `${chosen.id} has no lossless option.`
+      fill(controls.lossless.hint, prose(usable ? spec('lossless')?.description ?? '' : `${chosen.id} has no lossless option.`))
     }
     for (const option of ['quality', 'effort']) {
       const entry = controls[option]
@@ -112,7 +129,7 @@ export function buildOptionControls(container, formats, openapi) {
       entry.control.disabled = !s || blocked
       if (entry.control.disabled) entry.control.value = ''
       if (!s) {
-        entry.hint.textContent = `${chosen.id} has no ${option} option.`
+        fill(entry.hint, `${chosen.id} has no ${option} option.`)
         continue
       }
       entry.control.min = s.min
@@ -120,10 +137,30 @@ export function buildOptionControls(container, formats, openapi) {
       entry.control.placeholder = chosen ? String(s.default) : ''
       const range = `${s.min}–${s.max}, default ${chosen ? s.default : 'per format'}`
       const auto = option === 'quality' && chosen?.autoQuality ? ` Or auto: the lowest quality that reaches target (default ${chosen.autoQuality.target}).` : option === 'quality' && !chosen ? ' Or auto: searched for a perceptual target.' : ''
-      entry.hint.textContent = blocked ? 'Not used with lossless.' : `${range}. ${chosen ? s.description : ''}${auto}`
+      fill(entry.hint, prose(blocked ? 'Not used with lossless.' : `${range}. ${chosen ? s.description : ''}${auto}`))
+    }
+    // Options the server refuses (400) rather than ignores when they cannot apply: disabled, and the hint says why.
+    const quality = controls.quality?.control.value.trim()
+    const outputPng = chosen?.id === 'png'
+    const rules = {
+      colors: [outputPng, `PNG output only: choose format png${asked === '' ? ' (or send a PNG or GIF)' : ''}.`],
+      target: [quality === 'auto', 'Only with quality=auto: the score its search aims for.'],
+      max_bytes: [!lossless?.checked, 'Lossy output only: not with lossless.'],
+    }
+    for (const [name, [usable, why]] of Object.entries(rules)) {
+      const entry = controls[name]
+      if (!entry) continue
+      entry.original ??= [...entry.hint.childNodes]
+      entry.control.disabled = !usable
+      if (!usable) entry.control.value = ''
+      fill(entry.hint, usable ? entry.original : why)
+    }
+    if (details) {
+      const set = folded.filter((name) => !controls[name].control.disabled && isSet(controls[name].control)).length
+      summary.textContent = `More options (${folded.length}${set ? `, ${set} set` : ''})`
     }
     if (controls.format) {
-      controls.format.hint.textContent = chosen
+      controls.format.hint.textContent = asked !== '' && chosen
         ? `${chosen.mime}; ${chosen.lossy ? 'lossy' : 'lossless'}${chosen.lossless && chosen.lossy ? ' or lossless' : ''}${chosen.alpha ? ', keeps transparency' : ', no transparency'}.`
         : controls.format.control.value === 'auto'
           ? 'AVIF or WebP when the Accept header lists it, else the input\'s family.'
@@ -132,9 +169,29 @@ export function buildOptionControls(container, formats, openapi) {
   }
   controls.format?.control.addEventListener('change', update)
   controls.lossless?.control.addEventListener('change', update)
+  controls.quality?.control.addEventListener('input', update)
+  more.addEventListener('change', update)
   update()
 
   return {
+    update,
+    set(pairs) {
+      for (const { control } of Object.values(controls)) {
+        if (control.type === 'checkbox') control.checked = control.dataset.default === 'true'
+        else control.value = ''
+      }
+      for (const [name, value] of pairs) {
+        const control = controls[name]?.control
+        if (!control) continue
+        if (control.type === 'checkbox') control.checked = value === 'true' || value === '1'
+        else {
+          if (control.tagName === 'SELECT' && ![...control.options].some((option) => option.value === value)) control.append(h('option', { value }, value))
+          control.value = value
+        }
+      }
+      update()
+      if (details && folded.some((name) => isSet(controls[name].control))) details.open = true
+    },
     read() {
       const query = new URLSearchParams()
       for (const [name, { control }] of Object.entries(controls)) {

@@ -28,9 +28,10 @@ function base64ToBlob(base64, type) {
   return new Blob([bytes], { type })
 }
 
-function fileNameOf(res) {
+/** The answer's own file name (Content-Disposition), else `image.<subtype>` from its type. */
+function fileNameOf(res, type) {
   const match = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')
-  return match?.[1]
+  return match?.[1] ?? `image.${type.split('/')[1]?.replace('jpeg', 'jpg') ?? 'bin'}`
 }
 
 function headerRows(headers) {
@@ -93,7 +94,7 @@ async function showCompare(file, blob, res, name) {
   $('#saving').classList.toggle('worse', saving.worse)
   const link = $('#download')
   link.href = objectUrl(blob)
-  link.download = name ?? 'image'
+  link.download = name
   $('#compare').hidden = false
   await setupSlider($('#before-img').src, $('#after-img').src, after)
 }
@@ -101,22 +102,58 @@ async function showCompare(file, blob, res, name) {
 /**
  * The overlaid view: the image sent (scaled to the output's size) left of the divider, the one returned right of it,
  * at the page's width or at 1, 2 or 4 screen pixels per output pixel (pixelated, so compression artefacts show).
+ * The divider follows a pointer dragged anywhere on the images, and the arrow, Page and Home/End keys when focused.
  */
 async function setupSlider(beforeSrc, afterSrc, outputSize) {
   const stage = $('#slider-stage')
+  const frame = $('#slider-frame')
+  const divider = $('#divider')
   await Promise.all([loadImage($('#split-before'), beforeSrc), loadImage($('#split-after'), afterSrc)])
+  let split = 50
+  const place = (value) => {
+    split = Math.min(100, Math.max(0, Math.round(value * 10) / 10))
+    stage.style.setProperty('--split', `${split}%`)
+    divider.setAttribute('aria-valuenow', String(split))
+    divider.setAttribute('aria-valuetext', `${split} % of the width shows the image sent`)
+  }
+  // Zoomed in, the frame opens on the divider (and the middle of the height), not on the top-left corner.
+  const centre = () => {
+    frame.scrollLeft = (stage.offsetWidth * split) / 100 - frame.clientWidth / 2
+    frame.scrollTop = (stage.offsetHeight - frame.clientHeight) / 2
+  }
   const zoom = () => {
     const value = $('#zoom').value
     // Fit: the output's own size, or the page's width when it is wider; never enlarged past 1:1.
     if (!outputSize.width) stage.style.width = '100%'
     else if (value === 'fit') stage.style.width = `min(100%, ${outputSize.width / devicePixelRatio}px)`
     else stage.style.width = `${(outputSize.width * Number(value)) / devicePixelRatio}px`
+    centre()
   }
-  const split = () => stage.style.setProperty('--split', `${$('#split').value}%`)
+  const fromPointer = (event) => {
+    const box = stage.getBoundingClientRect()
+    place(((event.clientX - box.left) / box.width) * 100)
+  }
+  stage.onpointerdown = (event) => {
+    if (event.button !== 0) return
+    event.preventDefault()
+    stage.setPointerCapture(event.pointerId)
+    fromPointer(event)
+    divider.focus({ preventScroll: true })
+  }
+  stage.onpointermove = (event) => {
+    if (stage.hasPointerCapture(event.pointerId)) fromPointer(event)
+  }
+  divider.onkeydown = (event) => {
+    const step = { ArrowLeft: -1, ArrowDown: -1, ArrowRight: 1, ArrowUp: 1, PageDown: -10, PageUp: 10 }[event.key]
+    if (event.key === 'Home') place(0)
+    else if (event.key === 'End') place(100)
+    else if (step !== undefined) place(split + step * (event.shiftKey && Math.abs(step) === 1 ? 10 : 1))
+    else return
+    event.preventDefault()
+  }
   $('#zoom').onchange = zoom
-  $('#split').oninput = split
+  place(50)
   zoom()
-  split()
 }
 
 /** An image answered to a GET (GET /img): shown with its format, size and cache status; the caller adds the snippet. */
@@ -127,14 +164,24 @@ async function showDelivered(blob, res) {
   $('#delivered-meta').textContent = `${res.headers.get('x-output-format') ?? blob.type} · ${size} · ${formatBytes(blob.size)} · ${cache}`
 }
 
-/**
- * Render an answer. Returns a one-line summary for the live region, and the output file name
- * for the curl command (when the body was an image).
- */
-export async function showAnswer({ res, ms, file }) {
+/** Take every part of the last answer off the screen (and free its previews). */
+export function clearAnswer() {
   for (const url of urls) URL.revokeObjectURL(url)
   urls = []
   for (const id of ['#compare', '#body-block', '#timing', '#delivered']) $(id).hidden = true
+  for (const id of ['#status-line', '#saving', '#before-meta', '#after-meta', '#delivered-meta', '#body-json', '#srcset']) $(id).textContent = ''
+  for (const id of ['#before-img', '#after-img', '#split-before', '#split-after', '#delivered-img']) $(id).removeAttribute('src')
+  $('#download').removeAttribute('href')
+  $('#headers-table tbody').replaceChildren()
+  $('#result').hidden = true
+}
+
+/**
+ * Render an answer. `nameFor(answeredName)` gives the file name the download and the snippets write an image answer
+ * to. Returns a one-line summary for the live region, and that file name (when the body was an image).
+ */
+export async function showAnswer({ res, ms, file, nameFor }) {
+  clearAnswer()
 
   const type = (res.headers.get('content-type') ?? '').split(';')[0].trim()
   const blob = await res.blob()
@@ -148,14 +195,14 @@ export async function showAnswer({ res, ms, file }) {
 
   let output
   if (type.startsWith('image/')) {
-    output = fileNameOf(res)
+    output = nameFor(fileNameOf(res, type))
     if (file) await showCompare(file, blob, res, output)
     else await showDelivered(blob, res)
   } else if (/json$/.test(type)) {
     const value = JSON.parse(await blob.text())
     if (typeof value.image === 'string' && file) {
       // The JSON answer carries the image in base64: preview it, and show the rest of the body.
-      await showCompare(file, base64ToBlob(value.image, value.mime), res, value.filename)
+      await showCompare(file, base64ToBlob(value.image, value.mime), res, nameFor(value.filename))
       value.image = `(${value.image.length} base64 characters, shown above)`
     }
     showJson(value)

@@ -1,17 +1,23 @@
 // The API tester: choose an endpoint, set options, send a real request, show the answer.
+import { codeTabs } from './code-tabs.js'
 import { curlCommand } from './curl.js'
-import { $, copyText, formatBytes, h } from './dom.js'
-import { buildOptionControls } from './options.js'
-import { showAnswer } from './result.js'
+import { $, formatBytes, h } from './dom.js'
+import { outputName } from './names.js'
+import { buildOptionControls, SAME_AS_INPUT } from './options.js'
+import { clearAnswer, showAnswer } from './result.js'
 import { jsSnippet, pythonSnippet } from './snippets.js'
 import { samplePicture } from './sample.js'
 
 let file = null
+let maxInputBytes
+let fileChanged = () => {}
 
 function setFile(next) {
   file = next
   const info = $('#file-info')
-  info.textContent = file ? `${file.name} · ${file.type || 'unknown type'} · ${formatBytes(file.size)}` : ''
+  const over = file && maxInputBytes && file.size > maxInputBytes ? ` · over the ${formatBytes(maxInputBytes)} limit: it will not be sent` : ''
+  info.textContent = file ? `${file.name} · ${file.type || 'unknown type'} · ${formatBytes(file.size)}${over}` : ''
+  fileChanged()
 }
 
 function setupFileInput() {
@@ -88,7 +94,7 @@ function describeRequest(options) {
   if (name === 'img') {
     const params = options?.read() ?? new URLSearchParams()
     const source = $('#img-source').value
-    return { method: 'GET', url: `${location.origin}${imgPath(params, source)}`, headers, snippet: srcsetSnippet(params, source) }
+    return { method: 'GET', url: `${location.origin}${imgPath(params, source)}`, headers, source, snippet: srcsetSnippet(params, source) }
   }
   if ($('#multipart').checked) {
     // The browser writes the Content-Type with its boundary; the options travel as fields, not in the query.
@@ -96,7 +102,7 @@ function describeRequest(options) {
     const body = new FormData()
     if (file) body.append('image', file, file.name)
     for (const [field, value] of fields) body.append(field, value)
-    return { method: 'POST', url: `${location.origin}/api/compress`, headers, body, fileName: file?.name, form: fields }
+    return { method: 'POST', url: `${location.origin}/api/compress`, headers, body, file, fileName: file?.name, form: fields }
   }
   if (file) headers['Content-Type'] = file.type.startsWith('image/') ? file.type : 'application/octet-stream'
   return {
@@ -104,23 +110,40 @@ function describeRequest(options) {
     url: `${location.origin}/api/compress${query ? `?${query}` : ''}`,
     headers,
     body: file ?? undefined,
+    file,
     fileName: file?.name,
   }
 }
 
-/** The answer's file name for curl's -o: the chosen file's name with the answer's extension (a raw body has no name). */
-function outputName(fileName, answered) {
-  if (!fileName || !answered) return answered
-  const extension = answered.slice(answered.lastIndexOf('.'))
-  return `${fileName.replace(/\.[^.]*$/, '')}${extension}`
+/**
+ * Why the page will not send a request it could only lose: a file over the server's published MAX_INPUT_BYTES (the
+ * server would refuse it, and locally the connection is reset before its 413 arrives), or an API key a header cannot
+ * carry (fetch throws before sending). Null when it may be sent.
+ */
+function refusal(request) {
+  const sent = request.file
+  if (sent && maxInputBytes && sent.size > maxInputBytes) {
+    return `Not sent: ${sent.name} is ${formatBytes(sent.size)}, over this server's limit of ${formatBytes(maxInputBytes)} per file (MAX_INPUT_BYTES).`
+  }
+  const key = request.headers['X-API-Key']
+  if (key && /[^\x21-\x7e]/.test(key)) {
+    return 'Not sent: the API key has characters an HTTP header cannot carry (keys are printable ASCII, no spaces).'
+  }
+  return null
 }
+
+/** `width=800,format=auto` (a path's options segment) as pairs; `_` is none. */
+const optionPairs = (segment = '') =>
+  segment === '_' ? [] : segment.split(',').filter(Boolean).map((pair) => [pair.slice(0, pair.indexOf('=')), decodeURIComponent(pair.slice(pair.indexOf('=') + 1))])
 
 /**
  * Wire the tester. `formats` is GET /api/formats (or null when it failed to load), `openapi` the
  * OpenAPI document (or null); `onAnswer(res, request)` is told about every answer (the rate-limit area).
  */
 export function setupTester({ formats, openapi, onAnswer }) {
-  const options = formats ? buildOptionControls($('#option-controls'), formats, openapi) : null
+  maxInputBytes = formats?.limits?.maxInputBytes
+  const options = formats ? buildOptionControls($('#option-controls'), formats, openapi, { inputType: () => file?.type ?? '' }) : null
+  fileChanged = () => options?.update()
   if (!formats) {
     $('#option-controls').replaceChildren(
       h('p', { class: 'notice' }, 'The options could not be loaded from /api/formats; requests are sent without options.'),
@@ -131,12 +154,23 @@ export function setupTester({ formats, openapi, onAnswer }) {
     radio.addEventListener('change', () => showFieldsFor(endpoint()))
   }
   showFieldsFor(endpoint())
-  // "Try it" in the documentation: this endpoint, in view, its first field focused.
+  // "Try it" in the documentation: this endpoint with the example's options, source and Accept header, in view,
+  // the endpoint focused. The example's file cannot travel: the one chosen (if any) stays.
   document.addEventListener('imgedge:try', (event) => {
-    const radio = document.querySelector(`input[name="endpoint"][value="${event.detail.endpoint}"]`)
+    const { endpoint: name, example = {} } = event.detail
+    const radio = document.querySelector(`input[name="endpoint"][value="${name}"]`)
     if (!radio) return
     radio.checked = true
     showFieldsFor(endpoint())
+    if (name === 'compress' || name === 'img') {
+      options?.set(name === 'img' ? optionPairs(example.params?.options) : Object.entries(example.query ?? {}))
+      if (example.params?.source) $('#img-source').value = example.params.source
+      const accept = $('#accept')
+      const wanted = example.headers?.Accept ?? ''
+      if (![...accept.options].some((option) => option.value === wanted)) accept.append(h('option', { value: wanted }, wanted))
+      accept.value = wanted
+    }
+    if (name === 'health') $('#opt-deep').checked = example.query?.deep === '1'
     $('#tester').scrollIntoView({ block: 'start' })
     radio.focus()
   })
@@ -144,54 +178,110 @@ export function setupTester({ formats, openapi, onAnswer }) {
   const form = $('#tester-form')
   const send = $('#send')
   const line = $('#request-line')
-  let curl = ''
-  let busy = false
+  const problem = $('#request-error')
+  let controller = null
+  const byId = Object.fromEntries((formats?.formats ?? []).map((f) => [f.id, f]))
+
+  /**
+   * The name an image answer would be written to, before it came back: the asked format's extension (the input's
+   * when none is asked; none for format=auto). No name for a JSON answer, which the code prints instead.
+   */
+  const expectedOutput = (request) => {
+    const name = endpoint()
+    const params = options?.read() ?? new URLSearchParams()
+    if ((name !== 'compress' && name !== 'img') || request.headers.Accept === 'application/json' || params.get('response') === 'json') return undefined
+    const asked = params.get('format') ?? ''
+    const same = name === 'img' ? /\.(\w+)$/.exec(request.source ?? '')?.[1] : byId[SAME_AS_INPUT[file?.type ?? '']]?.extensions?.[0]
+    const extension = asked === '' ? same : asked === 'auto' ? '' : byId[asked === 'jpg' ? 'jpeg' : asked]?.extensions?.[0] ?? asked
+    return outputName(request.fileName ?? request.source, extension ? `.${extension}` : '')
+  }
+
+  const code = codeTabs({ id: 'request-code', label: 'Language of the request as code', pre: { curl: { id: 'curl' }, js: { id: 'snippet-js' }, py: { id: 'snippet-py' } } })
+  $('#request-code').append(code.element)
+  /** The code for the form as it is; after an answer, with the name that answer is written to (`output`). */
+  const showCode = (answered) => {
+    const request = describeRequest(options)
+    const described = { ...request, output: answered ? answered.output : expectedOutput(request) }
+    code.set({ curl: curlCommand(described), js: jsSnippet(described), py: pythonSnippet(described) })
+  }
+  for (const type of ['input', 'change']) form.addEventListener(type, () => showCode())
+  const wasChanged = fileChanged
+  fileChanged = () => {
+    wasChanged()
+    showCode()
+  }
+  document.addEventListener('imgedge:try', () => showCode())
+  showCode()
+
+  /** After a refusal, a network failure or a cancel: nothing of the answer before stays on screen. */
+  const failed = (text) => {
+    clearAnswer()
+    problem.textContent = text
+    problem.hidden = false
+  }
+
+  /** The progress line while a request is out: elapsed seconds and a cancel button. */
+  const progress = (started) => {
+    const box = $('#progress')
+    const text = $('#progress-text')
+    const tick = () => (text.textContent = `Waiting for the answer: ${Math.floor((performance.now() - started) / 1000)} s`)
+    tick()
+    box.hidden = false
+    const timer = setInterval(tick, 1000)
+    return () => {
+      clearInterval(timer)
+      box.hidden = true
+    }
+  }
 
   form.addEventListener('submit', async (event) => {
     event.preventDefault()
-    if (busy) return
-    busy = true
+    if (controller) return
     const request = describeRequest(options)
+    problem.hidden = true
+    line.textContent = `${request.method} ${new URL(request.url).pathname}${new URL(request.url).search}`
+    const refused = refusal(request)
+    if (refused) {
+      failed(refused)
+      return
+    }
+    controller = new AbortController()
     // aria-disabled rather than disabled: a disabled button drops the keyboard focus.
     send.setAttribute('aria-disabled', 'true')
     send.textContent = 'Sending…'
     $('#result').setAttribute('aria-busy', 'true')
-    line.textContent = `${request.method} ${new URL(request.url).pathname}${new URL(request.url).search}`
     const started = performance.now()
+    const stop = progress(started)
     try {
       // no-store: the browser's own cache would otherwise answer a repeated GET /img, and hide the worker's Cache-Status.
-      const res = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body, cache: 'no-store' })
+      const res = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body, cache: 'no-store', signal: controller.signal })
       const ms = performance.now() - started
-      const { summary, output } = await showAnswer({ res, ms, file: request.method === 'POST' ? file : null })
+      const nameFor = (answered) => outputName(request.fileName ?? request.source, answered)
+      const { summary, output } = await showAnswer({ res, ms, file: request.method === 'POST' ? file : null, nameFor })
       if (request.snippet && res.ok) {
         $('#srcset').textContent = request.snippet
         $('#delivered').hidden = false
       }
       line.textContent = `${line.textContent}: ${summary}`
-      const described = { ...request, output: outputName(request.fileName, output) }
-      curl = curlCommand(described)
-      $('#curl').textContent = curl
-      $('#snippet-js').textContent = jsSnippet(described)
-      $('#snippet-py').textContent = pythonSnippet(described)
-      for (const id of ['#copy-status', '#copy-js-status', '#copy-py-status']) $(id).textContent = ''
+      showCode({ output })
       onAnswer?.(res, request)
     } catch (error) {
-      line.textContent = `The request failed: ${error.message}`
+      const seconds = ((performance.now() - started) / 1000).toFixed(1)
+      failed(
+        error.name === 'AbortError'
+          ? `Cancelled after ${seconds} s: the page stopped waiting (a conversion already under way may still finish on the server, and counts).`
+          : `No answer: ${error.message}. Nothing came back, so nothing is shown; check the address, the file and the connection.`,
+      )
     } finally {
+      stop()
       $('#result').setAttribute('aria-busy', 'false')
       send.removeAttribute('aria-disabled')
       send.textContent = 'Send request'
-      busy = false
+      controller = null
     }
   })
-
-  $('#copy-js').addEventListener('click', async () => {
-    $('#copy-js-status').textContent = await copyText($('#snippet-js').textContent, $('#snippet-js'))
-  })
-  $('#copy-py').addEventListener('click', async () => {
-    $('#copy-py-status').textContent = await copyText($('#snippet-py').textContent, $('#snippet-py'))
-  })
-  $('#copy-curl').addEventListener('click', async () => {
-    $('#copy-status').textContent = await copyText(curl, $('#curl'))
+  $('#cancel').addEventListener('click', () => controller?.abort())
+  form.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape' && controller) controller.abort()
   })
 }

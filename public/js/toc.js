@@ -25,6 +25,12 @@ export function buildToc() {
   const toc = $('#toc')
   toc.replaceChildren(h('p', { class: 'toc-title' }, 'On this page'), h('ul', {}, sections))
   toc.hidden = false
+  // The documentation's search hides endpoints and error codes: their links go with them.
+  document.addEventListener('imgedge:search', () => {
+    for (const a of toc.querySelectorAll('a[href^="#"]')) {
+      a.parentElement.hidden = Boolean(document.getElementById(a.getAttribute('href').slice(1))?.closest('[hidden]'))
+    }
+  })
 }
 
 /**
