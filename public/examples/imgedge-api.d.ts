@@ -9,7 +9,7 @@ export interface paths {
         };
         /**
          * Liveness, version and codecs
-         * @description Status, version, the codecs loaded and the conversion queue depth. `deep=1` round-trips a 16x16 image through every codec.
+         * @description Status, version, the codecs loaded and the conversion queue: `queue` (waiting or running), `queueWaiting`, `queueOldestWaitMs`, `queueExpectedWaitMs`; 503 `degraded` when the queue has not moved for longer than a conversion can take. `deep=1` round-trips a 16x16 image through every codec.
          */
         get: operations["getHealth"];
         put?: never;
@@ -69,9 +69,29 @@ export interface paths {
         };
         /**
          * Deliver an image from R2 or an origin, converted and cached
-         * @description For `<img src>`, `srcset` and CDNs (HEAD too): the image `source` (a key in the R2 bucket `IMAGES`; with `ORIGIN_URL` set, a path under it; or an absolute URL on a host of `ALLOWED_SOURCES`) converted as `POST /api/compress` converts it with the same `options`. A strong `ETag`, `304` for `If-None-Match`, `Cache-Control: public, max-age=IMG_MAX_AGE`, `Vary: Accept` only with `format=auto`, and `Cache-Status` (RFC 9211): answers are stored in the Cache API. With the secret `SIGNING_KEY` set, every URL carries `sig` (base64url HMAC-SHA256 of the path, then `?exp=<exp>` when given) and may carry `exp`. Conversions count against the rate limit; cache hits and 304s do not.
+         * @description For `<img src>`, `srcset` and CDNs (HEAD too): the image `source` (a key in the R2 bucket `IMAGES`; with `ORIGIN_URL` set, a path under it; or an absolute URL on a host of `ALLOWED_SOURCES`) converted as `POST /api/compress` converts it with the same `options`. A strong `ETag`, `304` for `If-None-Match`, `Cache-Control: public, max-age=IMG_MAX_AGE`, `Vary: Accept` only with `format=auto`, and `Cache-Status` (RFC 9211): answers are stored in the Cache API. With the secret `SIGNING_KEY` set, every URL carries `sig` (base64url HMAC-SHA256 of the path, then `?exp=<exp>` when given) and may carry `exp`; under `UNSIGNED_URLS=presets` an unsigned URL may name only a preset, `format`, a width of `UNSIGNED_WIDTHS` and a quality of `UNSIGNED_QUALITIES`. Conversions and missing keys count against the rate limit; cache hits and 304s do not.
          */
         get: operations["deliverImage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cdn-cgi/image/{options}/{source}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Cloudflare's image URL form, answered as GET /img
+         * @description Cloudflare's `/cdn-cgi/image/<options>/<source>` (HEAD too), for sites and components (unpic, Nuxt Image, Next.js loaders) that build those URLs: Cloudflare's option names, short names and values, each mapped onto the /img options (`/api/formats` `cloudflare` lists them: mapped, not mapped yet, refused), then answered exactly as the equivalent `/img` URL: the same bytes, cache entry, ETag and quota. An option imgedge does not do is `400 unsupported_option`, never ignored. Signed URLs are signed over this path as requested (`npm run sign -- /cdn-cgi/image/...`).
+         */
+        get: operations["deliverCloudflareImage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -96,7 +116,7 @@ export interface components {
              * @description Stable identifier to branch on.
              * @enum {string}
              */
-            code: "missing_image" | "invalid_option" | "invalid_request" | "api_key_required" | "invalid_api_key" | "signature_required" | "invalid_signature" | "source_not_allowed" | "signature_expired" | "not_found" | "source_not_found" | "method_not_allowed" | "body_timeout" | "payload_too_large" | "unsupported_media_type" | "unsupported_format" | "image_too_large" | "max_bytes_unreachable" | "operation_too_large" | "corrupt_image" | "rate_limited" | "codec_failed" | "internal_error" | "source_unavailable" | "busy" | "rate_limiter_unavailable";
+            code: "missing_image" | "invalid_option" | "unsupported_option" | "invalid_request" | "api_key_required" | "invalid_api_key" | "signature_required" | "invalid_signature" | "unsigned_not_allowed" | "source_not_allowed" | "signature_expired" | "not_found" | "source_not_found" | "method_not_allowed" | "body_timeout" | "payload_too_large" | "unsupported_media_type" | "unsupported_format" | "image_too_large" | "max_bytes_unreachable" | "operation_too_large" | "corrupt_image" | "rate_limited" | "codec_failed" | "internal_error" | "source_unavailable" | "busy" | "rate_limiter_unavailable";
         } & {
             [key: string]: unknown;
         };
@@ -262,6 +282,8 @@ export interface operations {
                         };
                         limits?: unknown;
                         rateLimits?: unknown;
+                        /** @description GET /img: the presets (`PRESETS`, each option set as name: value), and what an unsigned URL may name (`unsignedUrls`: all, presets or none; `unsignedWidths`, `unsignedQualities`). */
+                        delivery?: unknown;
                     };
                 };
             };
@@ -320,8 +342,8 @@ export interface operations {
                 width?: number;
                 /** @description Target height in pixels. */
                 height?: number;
-                /** @description How to fit width x height. */
-                fit?: "inside" | "cover" | "contain" | "fill";
+                /** @description How to fit width x height. `crop` (Cloudflare's): as `cover`, never enlarged, and an image smaller than the box on a side keeps that side whole instead of being cropped to the box's aspect ratio. */
+                fit?: "inside" | "cover" | "contain" | "fill" | "crop";
                 /** @description Allow output larger than the input. */
                 enlarge?: "0" | "1" | "true" | "false";
                 /** @description Colour behind transparent pixels when the output has no alpha (JPEG) and for `contain` padding. */
@@ -613,7 +635,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `busy`: this isolate's conversion queue did not free up within `QUEUE_TIMEOUT_MS`; has `Retry-After`; `rate_limiter_unavailable`: the rate-limit Durable Object could not be reached or failed (unless `RATE_LIMIT_FAIL_OPEN=true`); has `Retry-After` */
+            /** @description `busy`: the conversions queued before this one are expected to take longer than `QUEUE_TIMEOUT_MS` (answered at once), or the turn did not come within it; has `Retry-After` (the expected wait, in seconds); `rate_limiter_unavailable`: the rate-limit Durable Object could not be reached or failed (unless `RATE_LIMIT_FAIL_OPEN=true`); has `Retry-After` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -624,7 +646,7 @@ export interface operations {
                      *       "type": "/#error-busy",
                      *       "title": "Worker busy",
                      *       "status": 503,
-                     *       "detail": "Worker busy: this isolate's conversion queue did not free up within QUEUE_TIMEOUT_MS; has Retry-After.",
+                     *       "detail": "Worker busy: the conversions queued before this one are expected to take longer than QUEUE_TIMEOUT_MS (answered at once), or the turn did not come within it; has Retry-After (the expected wait, in seconds).",
                      *       "code": "busy"
                      *     }
                      */
@@ -643,7 +665,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Comma-separated `name=value` pairs with the names and values of the compress options, plus `onerror=redirect` (origin sources: a 302 to the original instead of an error); `_` for none. */
+                /** @description Comma-separated `name=value` pairs with the names and values of the compress options, plus `preset=<name>` (a set of options from `PRESETS`, the URL's own laid over it), `onerror=redirect` (origin sources: a 302 to the original instead of an error) and `format=json` (the image's facts instead of the image); `_` for none. */
                 options: string;
                 /** @description The rest of the path, slashes included: a bucket key, a path under ORIGIN_URL, or an absolute https:// URL. */
                 source: string;
@@ -718,6 +740,32 @@ export interface operations {
                     "image/png": Blob;
                     "image/webp": Blob;
                     "image/avif": Blob;
+                    /**
+                     * @example {
+                     *       "width": 800,
+                     *       "height": 600,
+                     *       "original": {
+                     *         "file_size": 823260,
+                     *         "width": 4032,
+                     *         "height": 3024,
+                     *         "format": "image/jpeg",
+                     *         "frames": 1,
+                     *         "orientation": 1,
+                     *         "colour": "srgb",
+                     *         "alpha": false,
+                     *         "bit_depth": 8,
+                     *         "progressive": false
+                     *       },
+                     *       "placeholder": {
+                     *         "thumbhash": "F+cNFYKCh3dfeHiHhod4eZmAagrH",
+                     *         "data_url": "data:image/png;base64,..."
+                     *       },
+                     *       "dominant_colour": "#354b67"
+                     *     }
+                     */
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description `onerror=redirect` and the origin image could not be served: `Location` is the original. */
@@ -770,7 +818,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `signature_required`: GET /img without `sig` while the secret `SIGNING_KEY` is set; `invalid_signature`: GET /img whose `sig` is not the HMAC of its path (and `exp`) under `SIGNING_KEY`: the URL was changed or signed with another key; `source_not_allowed`: GET /img names an absolute URL whose host is not on `ALLOWED_SOURCES`; nothing is fetched; has `host`; `signature_expired`: GET /img with a valid `sig` whose `exp` (Unix time) has passed; has `expires` */
+            /** @description `signature_required`: GET /img without `sig` under `UNSIGNED_URLS=none` (the default once the secret `SIGNING_KEY` is set); `invalid_signature`: GET /img whose `sig` is not the HMAC of its path (and `exp`) under `SIGNING_KEY`: the URL was changed or signed with another key; `unsigned_not_allowed`: GET /img without `sig` under `UNSIGNED_URLS=presets` names an option other than `preset`, `format`, a `width` of `UNSIGNED_WIDTHS` or a `quality` of `UNSIGNED_QUALITIES`; has `option`, `presets`, `widths` and `qualities`; `source_not_allowed`: GET /img names an absolute URL whose host is not on `ALLOWED_SOURCES`; nothing is fetched; has `host`; `signature_expired`: GET /img with a valid `sig` whose `exp` (Unix time) has passed; has `expires` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -781,7 +829,7 @@ export interface operations {
                      *       "type": "/#error-signature_required",
                      *       "title": "Signature required",
                      *       "status": 403,
-                     *       "detail": "Signature required: GET /img without sig while the secret SIGNING_KEY is set.",
+                     *       "detail": "Signature required: GET /img without sig under UNSIGNED_URLS=none (the default once the secret SIGNING_KEY is set).",
                      *       "code": "signature_required"
                      *     }
                      */
@@ -914,7 +962,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `source_unavailable`: GET /img: the origin could not be reached, answered neither 200 nor 404/410, did not answer within `ORIGIN_TIMEOUT_MS`, cut its answer off, or redirected to another origin or more than 3 times; has `source` */
+            /** @description `source_unavailable`: GET /img: the origin could not be reached, answered neither 200 nor 404/410, did not send its headers or its body within `ORIGIN_TIMEOUT_MS` each, cut its answer off, answered an empty body (or the bucket object is empty), or redirected to another origin or more than 3 times; has `source` */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -925,14 +973,14 @@ export interface operations {
                      *       "type": "/#error-source_unavailable",
                      *       "title": "Source unavailable",
                      *       "status": 502,
-                     *       "detail": "Source unavailable: GET /img: the origin could not be reached, answered neither 200 nor 404/410, did not answer within ORIGIN_TIMEOUT_MS, cut its answer off, or redirected to another origin or more than 3 times; has source.",
+                     *       "detail": "Source unavailable: GET /img: the origin could not be reached, answered neither 200 nor 404/410, did not send its headers or its body within ORIGIN_TIMEOUT_MS each, cut its answer off, answered an empty body (or the bucket object is empty), or redirected to another origin or more than 3 times; has source.",
                      *       "code": "source_unavailable"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `busy`: this isolate's conversion queue did not free up within `QUEUE_TIMEOUT_MS`; has `Retry-After`; `rate_limiter_unavailable`: the rate-limit Durable Object could not be reached or failed (unless `RATE_LIMIT_FAIL_OPEN=true`); has `Retry-After` */
+            /** @description `busy`: the conversions queued before this one are expected to take longer than `QUEUE_TIMEOUT_MS` (answered at once), or the turn did not come within it; has `Retry-After` (the expected wait, in seconds); `rate_limiter_unavailable`: the rate-limit Durable Object could not be reached or failed (unless `RATE_LIMIT_FAIL_OPEN=true`); has `Retry-After` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -943,7 +991,296 @@ export interface operations {
                      *       "type": "/#error-busy",
                      *       "title": "Worker busy",
                      *       "status": 503,
-                     *       "detail": "Worker busy: this isolate's conversion queue did not free up within QUEUE_TIMEOUT_MS; has Retry-After.",
+                     *       "detail": "Worker busy: the conversions queued before this one are expected to take longer than QUEUE_TIMEOUT_MS (answered at once), or the turn did not come within it; has Retry-After (the expected wait, in seconds).",
+                     *       "code": "busy"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deliverCloudflareImage: {
+        parameters: {
+            query?: {
+                /** @description The signature of the /cdn-cgi path, when `SIGNING_KEY` is set. */
+                sig?: string;
+                /** @description Unix time after which the signed URL is refused. */
+                exp?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Cloudflare's comma-separated options (`width`/`w`, `height`/`h`, `fit`, `quality`/`q`, `format`/`f`, `background`, `metadata`, `anim`, `onerror`, `compression`, ...). */
+                options: string;
+                /** @description As for /img: a bucket key, a path under ORIGIN_URL, or an absolute URL on ALLOWED_SOURCES, not percent-encoded. */
+                source: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The converted image (or with `format=json` its facts), as GET /img answers it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": Blob;
+                    "image/png": Blob;
+                    "image/webp": Blob;
+                    "image/avif": Blob;
+                    /**
+                     * @example {
+                     *       "width": 800,
+                     *       "height": 600,
+                     *       "original": {
+                     *         "file_size": 823260,
+                     *         "width": 4032,
+                     *         "height": 3024,
+                     *         "format": "image/jpeg",
+                     *         "frames": 1,
+                     *         "orientation": 1,
+                     *         "colour": "srgb",
+                     *         "alpha": false,
+                     *         "bit_depth": 8,
+                     *         "progressive": false
+                     *       },
+                     *       "placeholder": {
+                     *         "thumbhash": "F+cNFYKCh3dfeHiHhod4eZmAagrH",
+                     *         "data_url": "data:image/png;base64,..."
+                     *       },
+                     *       "dominant_colour": "#354b67"
+                     *     }
+                     */
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description `onerror=redirect` and the origin image could not be served: `Location` is the original. */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `If-None-Match` names this ETag. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_option`: unknown option, option given twice, value out of range, or an option the output format cannot use; `unsupported_option`: GET /cdn-cgi/image: a Cloudflare option imgedge does not map (yet); has `option` and `status` (`not mapped yet` or `refused`), listed in /api/formats `cloudflare`; `invalid_request`: a multipart body that cannot be parsed, more than one `image` field, or a body cut off before its end */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/#error-invalid_option",
+                     *       "title": "Invalid option",
+                     *       "status": 400,
+                     *       "detail": "Invalid option: unknown option, option given twice, value out of range, or an option the output format cannot use.",
+                     *       "code": "invalid_option"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `api_key_required`: `REQUIRE_API_KEY=true` and the call has no key; has `WWW-Authenticate`; `invalid_api_key`: the key in `Authorization: Bearer` or `X-API-Key` matches no configured key; has `WWW-Authenticate` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/#error-api_key_required",
+                     *       "title": "API key required",
+                     *       "status": 401,
+                     *       "detail": "API key required: REQUIRE_API_KEY=true and the call has no key; has WWW-Authenticate.",
+                     *       "code": "api_key_required"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `signature_required`: GET /img without `sig` under `UNSIGNED_URLS=none` (the default once the secret `SIGNING_KEY` is set); `invalid_signature`: GET /img whose `sig` is not the HMAC of its path (and `exp`) under `SIGNING_KEY`: the URL was changed or signed with another key; `unsigned_not_allowed`: GET /img without `sig` under `UNSIGNED_URLS=presets` names an option other than `preset`, `format`, a `width` of `UNSIGNED_WIDTHS` or a `quality` of `UNSIGNED_QUALITIES`; has `option`, `presets`, `widths` and `qualities`; `source_not_allowed`: GET /img names an absolute URL whose host is not on `ALLOWED_SOURCES`; nothing is fetched; has `host`; `signature_expired`: GET /img with a valid `sig` whose `exp` (Unix time) has passed; has `expires` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/#error-signature_required",
+                     *       "title": "Signature required",
+                     *       "status": 403,
+                     *       "detail": "Signature required: GET /img without sig under UNSIGNED_URLS=none (the default once the secret SIGNING_KEY is set).",
+                     *       "code": "signature_required"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `source_not_found`: GET /img names a key that is not in the `IMAGES` bucket, or an origin answered 404 or 410 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/#error-source_not_found",
+                     *       "title": "Source image not found",
+                     *       "status": 404,
+                     *       "detail": "Source image not found: GET /img names a key that is not in the IMAGES bucket, or an origin answered 404 or 410.",
+                     *       "code": "source_not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method_not_allowed`: a known path with another method; has `Allow` */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/#error-method_not_allowed",
+                     *       "title": "Method not allowed",
+                     *       "status": 405,
+                     *       "detail": "Method not allowed: a known path with another method; has Allow.",
+                     *       "code": "method_not_allowed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: body over `MAX_INPUT_BYTES`, counted while streaming (with or without Content-Length) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/#error-payload_too_large",
+                     *       "title": "Request body too large",
+                     *       "status": 413,
+                     *       "detail": "Request body too large: body over MAX_INPUT_BYTES, counted while streaming (with or without Content-Length).",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_format`: the bytes are not JPEG, PNG, WebP, AVIF or GIF (`detected` names what they are) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/#error-unsupported_format",
+                     *       "title": "Unsupported image format",
+                     *       "status": 415,
+                     *       "detail": "Unsupported image format: the bytes are not JPEG, PNG, WebP, AVIF or GIF (detected names what they are).",
+                     *       "code": "unsupported_format"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `image_too_large`: header dimensions over `MAX_INPUT_PIXELS`, a planned output over `MAX_OUTPUT_PIXELS`, an output side over the format's maximum (WebP 16383, JPEG 65500), or an animation kept animated with more frames than `MAX_ANIMATION_FRAMES` or more pixels in all than `MAX_ANIMATION_PIXELS`; `max_bytes_unreachable`: no quality makes the answer `max_bytes` or smaller (quality 1 is still larger, the output is lossless, or none of the qualities tried before the CPU limit fits); has `limit`; `operation_too_large`: the conversion's estimated memory is over `MEMORY_BUDGET_MIB`; has `limit` and `estimateMiB`; `corrupt_image`: the header is broken, a PNG chunk's CRC-32 checksum does not match, a JPEG ends before its end-of-image marker or has more than 1000 scans, a GIF frame is larger than its screen (or, kept animated, lies outside it), an animation's frame is truncated, or the decoder rejected the data or needed more than the memory budget */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/#error-image_too_large",
+                     *       "title": "Image dimensions over the limit",
+                     *       "status": 422,
+                     *       "detail": "Image dimensions over the limit: header dimensions over MAX_INPUT_PIXELS, a planned output over MAX_OUTPUT_PIXELS, an output side over the format's maximum (WebP 16383, JPEG 65500), or an animation kept animated with more frames than MAX_ANIMATION_FRAMES or more pixels in all than MAX_ANIMATION_PIXELS.",
+                     *       "code": "image_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: over the client's compress quota; has `Retry-After` and the RateLimit headers */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/#error-rate_limited",
+                     *       "title": "Rate limit exceeded",
+                     *       "status": 429,
+                     *       "detail": "Rate limit exceeded: over the client's compress quota; has Retry-After and the RateLimit headers.",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `codec_failed`: an encoder failed on valid pixels (a bug: please report it); `internal_error`: anything else unexpected */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/#error-codec_failed",
+                     *       "title": "Codec failure",
+                     *       "status": 500,
+                     *       "detail": "Codec failure: an encoder failed on valid pixels (a bug: please report it).",
+                     *       "code": "codec_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `source_unavailable`: GET /img: the origin could not be reached, answered neither 200 nor 404/410, did not send its headers or its body within `ORIGIN_TIMEOUT_MS` each, cut its answer off, answered an empty body (or the bucket object is empty), or redirected to another origin or more than 3 times; has `source` */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/#error-source_unavailable",
+                     *       "title": "Source unavailable",
+                     *       "status": 502,
+                     *       "detail": "Source unavailable: GET /img: the origin could not be reached, answered neither 200 nor 404/410, did not send its headers or its body within ORIGIN_TIMEOUT_MS each, cut its answer off, answered an empty body (or the bucket object is empty), or redirected to another origin or more than 3 times; has source.",
+                     *       "code": "source_unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `busy`: the conversions queued before this one are expected to take longer than `QUEUE_TIMEOUT_MS` (answered at once), or the turn did not come within it; has `Retry-After` (the expected wait, in seconds); `rate_limiter_unavailable`: the rate-limit Durable Object could not be reached or failed (unless `RATE_LIMIT_FAIL_OPEN=true`); has `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/#error-busy",
+                     *       "title": "Worker busy",
+                     *       "status": 503,
+                     *       "detail": "Worker busy: the conversions queued before this one are expected to take longer than QUEUE_TIMEOUT_MS (answered at once), or the turn did not come within it; has Retry-After (the expected wait, in seconds).",
                      *       "code": "busy"
                      *     }
                      */
