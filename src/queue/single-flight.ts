@@ -27,6 +27,9 @@ export interface Shared<T> {
   collapsed: boolean
 }
 
+/** Far longer than any beat can be held up by a synchronous step, so only a flight whose leader is gone is forgotten. */
+const FORGET_MS = 60_000
+
 /** Errors that belong to the leader's request, not to the work: a follower tries itself. */
 const ownFailure = (error: unknown) => !(error instanceof ApiError) || error.status >= 500 || error.code === 'body_timeout'
 
@@ -40,6 +43,7 @@ export class SingleFlight<T> {
 
   async run(key: string, work: () => Promise<T>, { maxWaitMs }: { maxWaitMs: number }): Promise<Shared<T>> {
     const since = Date.now()
+    this.forget(since)
     for (;;) {
       const flight = this.flights.get(key)
       if (flight === undefined) return { value: await this.lead(key, work), collapsed: false }
@@ -47,6 +51,11 @@ export class SingleFlight<T> {
       if (result && 'value' in result) return { value: result.value, collapsed: true }
       if (result && !ownFailure(result.error)) throw result.error
     }
+  }
+
+  /** Flights whose leaders' requests ended long ago, with nobody following them: not kept for ever. */
+  private forget(now: number): void {
+    for (const [key, flight] of this.flights) if (isStale(flight.beat, now, true, FORGET_MS)) this.flights.delete(key)
   }
 
   private async lead(key: string, work: () => Promise<T>): Promise<T> {
