@@ -127,9 +127,9 @@ export async function burstPhase({ root, cwd, sharp, corpusDir, log }) {
     // One request alone first (another photo's variant), for the single-request time beside the burst's.
     const single = await burst([`${server.base}/img/width=641,format=auto/page/p0.jpg`], { Accept: CHROME_ACCEPT })
     const fromBucket = await sampled(server, () => burst(page.map((_, i) => `${server.base}/img/width=640,format=auto/page/p${i}.jpg`), { Accept: CHROME_ACCEPT }))
-    return { singleMs: single.answers[0].ms, ...fromBucket }
+    return { singleMs: single.answers[0].ms, singleStatus: single.answers[0].status, singleCacheStatus: single.answers[0].cacheStatus, ...fromBucket }
   })
-  log(`  page from R2: ${JSON.stringify(result.page.statuses)}, ${result.page.perSecond.toFixed(1)} images/s, p50 ${result.page.p50.toFixed(0)} ms, p95 ${result.page.p95.toFixed(0)} ms (one alone ${result.page.singleMs.toFixed(0)} ms), RSS ${result.page.rssBeforeMiB.toFixed(0)} -> peak ${result.page.rssPeakMiB.toFixed(0)} MiB`)
+  log(`  page from R2: ${JSON.stringify(result.page.statuses)}, ${result.page.perSecond.toFixed(1)} images/s, p50 ${result.page.p50.toFixed(0)} ms, p95 ${result.page.p95.toFixed(0)} ms (one alone ${result.page.singleMs.toFixed(0)} ms, ${result.page.singleStatus} ${result.page.singleCacheStatus}), RSS ${result.page.rssBeforeMiB.toFixed(0)} -> peak ${result.page.rssPeakMiB.toFixed(0)} MiB`)
 
   result.origin = await withWorker({ root, cwd, log, photos: page }, async (server, originBase) =>
     sampled(server, () => burst(page.map((_, i) => `${server.base}/img/width=640,format=auto/${originBase}/p${i}.jpg`), { Accept: CHROME_ACCEPT })))
