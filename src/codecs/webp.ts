@@ -4,8 +4,8 @@ import { firstFrame, onCanvas } from './webp-frame'
 import { type Codec, capped, DecodeFailure, decoderMemoryCap, type EncodeSettings, effortOption, encoderMemoryCap, leanFailure, losslessOption, qualityOption } from './types'
 
 /**
- * libwebp's low_memory mode (no token buffer) from here up: docs/results/memory.md measured about 17 MiB less
- * peak at 12 MP (241 against 258 MiB), for about twice the encode time at method 4.
+ * libwebp's low_memory mode (no token buffer) from here up: less peak memory for about twice the encode time at
+ * method 4 (docs/notes/memory.md).
  */
 export const WEBP_LOW_MEMORY_PIXELS = 4_000_000
 
