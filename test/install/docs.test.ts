@@ -45,6 +45,13 @@ function schemaKeys(file: string): string[] {
   return [...body.matchAll(/^ {2}(\w+):/gm)].map((m) => m[1]!)
 }
 
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
+const slug = (heading: string): string =>
+  heading.trim().toLowerCase().replace(/`/g, '').replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-')
+
+/** The anchors a Markdown file's headings make. */
+const anchorsOf = (text: string): Set<string> => new Set([...outsideCode(text).matchAll(/^#{1,6} (.+)$/gm)].map((m) => slug(m[1]!)))
+
 /** Text outside fenced code blocks, where Markdown links are links. */
 const outsideCode = (text: string): string => text.replace(/^```[\s\S]*?^```/gm, '')
 
@@ -90,13 +97,17 @@ const USER_DOCS = ['README.md', ...markdownUnder('docs/guide'), ...markdownUnder
 const ALL_DOCS = ['README.md', ...markdownUnder('docs')]
 
 describe('links', () => {
-  it.each(ALL_DOCS)('%s: every relative link lands on a file', (file) => {
+  it.each(ALL_DOCS)('%s: every relative link lands on a file and heading', (file) => {
     const broken: string[] = []
     for (const m of outsideCode(read(file)).matchAll(/\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
       const target = m[1]!
       if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('#')) continue
-      const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(file), decodeURIComponent(target.split('#')[0]!)))
-      if (fs.existsSync(path.join(ROOT, resolved))) continue
+      const [linked, anchor] = target.split('#') as [string, string | undefined]
+      const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(file), decodeURIComponent(linked)))
+      if (fs.existsSync(path.join(ROOT, resolved))) {
+        if (anchor && resolved.endsWith('.md') && !anchorsOf(read(resolved)).has(anchor)) broken.push(`${target} (no heading #${anchor})`)
+        continue
+      }
       if (WRITTEN_ON_OTHER_BRANCHES.includes(resolved)) continue
       broken.push(`${target} (${resolved})`)
     }
