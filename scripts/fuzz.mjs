@@ -2,7 +2,7 @@
 // Seeded, bounded mutation fuzzing of POST /api/compress against a real `wrangler dev`.
 //
 //   npm run fuzz                       # 2000 mutants per input format (10000 in all), at most 12 min;
-//                                      # writes the "fuzz" section of docs/robustness.md
+//                                      # writes the "fuzz" section of docs/results/robustness.md
 //   npm run fuzz -- --quick            # 100 per format, at most 90 s (what CI runs; FUZZ_QUICK=1 too)
 //   npm run fuzz -- --seed 7 --count 300 --minutes 5
 //   npm run fuzz -- --base http://127.0.0.1:8787   # against a server you started (rate limit off!)
@@ -36,19 +36,19 @@
 //                      sends GIFs down the animation path too)
 //   --base URL         use a running server instead of starting wrangler dev
 //   --out DIR          where findings go (default .cache/fuzz-findings)
-//   --docs / --no-docs write docs/robustness.md (default: full runs only)
+//   --docs / --no-docs write docs/results/robustness.md (default: full runs only)
 
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { killStarted, memoryOf, resetPeak, startWorker } from './lib/devserver.mjs'
-import { markdownTable, mib, percentile, replaceSection, stamp } from './lib/report.mjs'
+import { markdownTable, mib, percentile, replaceSection } from './lib/report.mjs'
 import { mutate, pick, prng } from '../test/helpers/hostile.ts'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const FIXTURES = path.join(ROOT, 'test', 'fixtures')
-const DOCS = path.join(ROOT, 'docs', 'robustness.md')
+const DOCS = path.join(ROOT, 'docs', 'results', 'robustness.md')
 
 function parseArgs(argv) {
   const quick = argv.includes('--quick') || process.env.FUZZ_QUICK === '1'
@@ -238,7 +238,7 @@ async function main() {
     const kinds = [...new Set(Object.values(results).flatMap((s) => Object.keys(s.kinds)))].sort()
     const rows = Object.entries(results).map(([format, s]) => [format, s.sent, ...kinds.map((k) => s.kinds[k] ?? 0), `${percentile(s.ms, 50).toFixed(0)} / ${percentile(s.ms, 99).toFixed(0)}`])
     const md = [
-      `Last run: ${stamp()}, \`npm run fuzz -- --seed ${args.seed} --count ${args.count}\` against a fresh \`wrangler dev\` (rate limit off),`,
+      `Last run: \`npm run fuzz -- --seed ${args.seed} --count ${args.count}\` against a fresh \`wrangler dev\` (rate limit off),`,
       `${os.cpus().length} CPUs. ${total} requests in ${seconds.toFixed(0)} s${stoppedEarly ? ' (stopped at the time budget)' : ''}; **${findings.length} findings** (5xx, connection errors, timeouts, 4xx without problem+json).`,
       '',
       markdownTable(['format', 'sent', ...kinds, 'ms p50 / p99'], rows),

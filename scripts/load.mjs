@@ -2,7 +2,7 @@
 // A bounded load test against a fresh `wrangler dev` on loopback: 16 concurrent clients for 60 s,
 // a mix of valid conversions and hostile requests, with the rate limiter on.
 //
-//   npm run load                      # 60 s, 16 clients; writes the "load" section of docs/robustness.md
+//   npm run load                      # 60 s, 16 clients; writes the "load" section of docs/results/robustness.md
 //   npm run load -- --quick           # 20 s (what CI can afford); no docs
 //   npm run load -- --seconds 120 --clients 24 --limit 30
 //
@@ -34,11 +34,11 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { killStarted, memoryOf, resetPeak, startWorker } from './lib/devserver.mjs'
-import { markdownTable, mib, percentile, replaceSection, stamp } from './lib/report.mjs'
+import { markdownTable, mib, percentile, replaceSection } from './lib/report.mjs'
 import * as H from '../test/helpers/hostile.ts'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
-const DOCS = path.join(ROOT, 'docs', 'robustness.md')
+const DOCS = path.join(ROOT, 'docs', 'results', 'robustness.md')
 const fixture = (name) => new Uint8Array(fs.readFileSync(path.join(ROOT, 'test', 'fixtures', name)))
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 const LIMIT_BYTES = 26_214_400 // wrangler.toml MAX_INPUT_BYTES
@@ -364,7 +364,7 @@ async function main() {
 
   if (args.docs) {
     const md = [
-      `Last run: ${stamp()}, \`npm run load\` (${args.seconds} s of load in two rounds, ${args.clients} clients of which ${args.limited} rate-limited at ${args.limit}/min, seed ${args.seed}),`,
+      `Last run: \`npm run load\` (${args.seconds} s of load in two rounds, ${args.clients} clients of which ${args.limited} rate-limited at ${args.limit}/min, seed ${args.seed}),`,
       `a fresh \`wrangler dev\` on 127.0.0.1, ${os.cpus().length} CPUs. Every conversion runs in the one isolate, one at a time (the conversion slot), so`,
       'throughput is bound by the slowest conversions in the mix, not by the number of clients.',
       '',

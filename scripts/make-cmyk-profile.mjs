@@ -9,7 +9,7 @@
 // (FOGRA39), as the corners of a CLUT with two points per ink (an ICC v2 lut8 A2B0), which Little CMS interpolates.
 // A crude model of a press: on the corpus' profile-less CMYK JPEG its rendering is 6.8 levels (mean per channel) from
 // sharp's default CMYK rendering, where the uncalibrated formula it replaces was 34.0 and a real SWOP profile 13.0
-// (docs/benchmarks.md item 25). Deterministic.
+// (docs/notes/benchmarks.md item 25). Deterministic.
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'

@@ -5,7 +5,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status'
  * Every error the API can answer with. The `code` is the stable, documented identifier clients
  * branch on; `title` is the short public text; the status is fixed per code so a code always
  * means the same HTTP answer; `when` says what causes it. /api/openapi.json (and so the reference page)
- * publishes this map; a test checks the README lists every code.
+ * publishes this map; a test checks docs/guide/limits-errors.md lists every code.
  */
 export const ERRORS = {
   missing_image: { status: 400, title: 'No image in the request', when: 'empty body, or multipart without an `image` field (or with an empty one)' },

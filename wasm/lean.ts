@@ -119,7 +119,7 @@ export interface LeanAvifSettings {
 /**
  * Lossy AVIFs of up to this many pixels are encoded whole: a 1600x1200 photo as one frame was 3-11 % smaller
  * than as a grid of 768x768 cells (wasm/lean/README.md), and an odd size stays 4:2:0. libaom's state follows
- * the frame, about 20 MiB per MP, within MEMORY_MODEL.encode.avif at this size (docs/memory.md). Larger ones
+ * the frame, about 20 MiB per MP, within MEMORY_MODEL.encode.avif at this size (docs/results/memory.md). Larger ones
  * are grids whose cells libaom encodes one after another, so it holds one cell's state.
  */
 export const AVIF_WHOLE_PIXELS = 2_100_000
@@ -170,7 +170,7 @@ export interface LeanJpegSettings {
    * MozJPEG's own encoder (its JCP_MAX_COMPRESSION profile: trellis quantisation, ImageMagick's tables, progressive
    * scans chosen by trial, deringing): `trellis` quantises each row by trellis as it is transformed (lean.c's mode 3:
    * the bytes of MozJPEG's own passes, lean.c's mode 1, within 1.5 %, without their unquantised copy of every
-   * coefficient, 3 MiB per MP: docs/benchmarks.md item 31); `trellis-fixed-scans` is that with MozJPEG's fixed
+   * coefficient, 3 MiB per MP: docs/notes/benchmarks.md item 31); `trellis-fixed-scans` is that with MozJPEG's fixed
    * progressive script instead of the scan search (the same coefficients, 0.4-0.7x the time, 0.2-6 % more bytes: item
    * 37); `multipass` trellis-quantises per scan, in passes over that copy. False: libjpeg-turbo's behaviour.
    */

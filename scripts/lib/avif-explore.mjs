@@ -19,7 +19,7 @@
 //                                                            # the worker against sharp at its settings
 //
 // The settings named "sharp (...)" encode with sharp itself (its libheif and libaom) instead of the
-// worker's wasm, to tell the settings from the encoder build (docs/benchmarks.md, item 19).
+// worker's wasm, to tell the settings from the encoder build (docs/notes/benchmarks.md, item 19).
 //
 // Writes .cache/avif-explore.json (avif-explore-cpu.json for --cpu). `exploreAvif` and `avifTable` are
 // exported. A setting flagged `gamesMetric` (none now) would tune libaom towards SSIM alone, the metric

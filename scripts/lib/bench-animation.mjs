@@ -167,13 +167,13 @@ function goalA(r) {
   return misses.length ? `not met: ${misses.join(', ')}` : 'met'
 }
 
-/** The section of docs/benchmarks.md for the phase's results. */
+/** The section of docs/results/benchmarks.md for the phase's results. */
 export function animationSection(anim) {
   const out = []
   const ok = anim.rows.filter((r) => r.status === 'ok')
   out.push('## Animation: GIF and animated WebP → animated WebP')
   out.push('')
-  out.push(`\`POST /api/compress?format=webp\` at the default settings (quality 80, effort 4), against sharp's \`sharp(input, { animated: true }).webp({ quality: ${anim.sharpSettings.quality}, effort: ${anim.sharpSettings.effort} })\` in this process (\`scripts/lib/bench-animation.mjs\`, ${anim.date.slice(0, 10)}). Inputs from \`scripts/lib/animations.mjs\`: GIFs written by sharp (256 colours a frame, dithered), and the test fixtures. PSNR: each frame of the answer against the input's frame as a viewer shows it (composited, decoded by sharp), over premultiplied RGB. *Timing* compares the answer's ANIM/ANMF chunks with what a browser plays: a GIF's delays of 10 ms or less as 100 ms, its NETSCAPE count N as N + 1 plays (none: 1, 0: forever).`)
+  out.push(`\`POST /api/compress?format=webp\` at the default settings (quality 80, effort 4), against sharp's \`sharp(input, { animated: true }).webp({ quality: ${anim.sharpSettings.quality}, effort: ${anim.sharpSettings.effort} })\` in this process (\`scripts/lib/bench-animation.mjs\`). Inputs from \`scripts/lib/animations.mjs\`: GIFs written by sharp (256 colours a frame, dithered), and the test fixtures. PSNR: each frame of the answer against the input's frame as a viewer shows it (composited, decoded by sharp), over premultiplied RGB. *Timing* compares the answer's ANIM/ANMF chunks with what a browser plays: a GIF's delays of 10 ms or less as 100 ms, its NETSCAPE count N as N + 1 plays (none: 1, 0: forever).`)
   out.push('')
   out.push(table(['input', 'frames, size', 'input bytes', 'imgedge bytes (× input)', 'imgedge PSNR min / median (dB)', 'imgedge frames, delays, loop', 'sharp bytes (× input)', 'sharp PSNR min / median (dB)', 'sharp frames, delays, loop', `goal (a): GIF bytes ≤ ${GOAL.bytes}×, every frame ≥ ${GOAL.psnr} dB, timing kept`], anim.rows.map((r) => {
     if (r.status !== 'ok') return [`${r.name} (${r.kind})`, `${r.frames} × ${r.width}×${r.height}`, kib(r.inputBytes), `${r.status}${r.detail ? `: ${r.detail}` : ''}`, '', '', '', '', '', 'not measured']
@@ -207,7 +207,7 @@ export function animationSection(anim) {
   ])))
   out.push('')
   if (anim.memory) {
-    out.push(`Peak memory (goal (b): under the ${GOAL.memoryMiB} MiB budget for 100 frames of 1280×720), from \`npm run memory\` of ${anim.memory.date.slice(0, 10)} (docs/memory.md: each case the first request of a fresh \`wrangler dev\`, peak RSS growth of its workerd):`)
+    out.push(`Peak memory (goal (b): under the ${GOAL.memoryMiB} MiB budget for 100 frames of 1280×720), from \`npm run memory\` (docs/results/memory.md: each case the first request of a fresh \`wrangler dev\`, peak RSS growth of its workerd):`)
     out.push('')
     out.push(table(['case', 'animation', 'input bytes', 'peak RSS growth (MiB)', 'X-Memory-Estimate (MiB)', 'wall time', 'goal (b)'], anim.memory.rows.map((m) => [
       `\`${m.key}\``,
@@ -219,13 +219,13 @@ export function animationSection(anim) {
       m.status !== 'ok' ? 'not measured' : m.growthMiB <= GOAL.memoryMiB && !m.refusedByDefault ? 'met' : 'not met',
     ])))
   } else {
-    out.push('Peak memory (goal (b)): not measured yet; `npm run memory -- --only gifanim>webp:pan720,gifanim>webp:pan720@width=640,gifanim>webp:pan` measures it (docs/memory.md).')
+    out.push('Peak memory (goal (b)): not measured yet; `npm run memory -- --only gifanim>webp:pan720,gifanim>webp:pan720@width=640,gifanim>webp:pan` measures it (docs/results/memory.md).')
   }
   out.push('')
   return out.join('\n')
 }
 
-/** Rows for the Targets table of docs/benchmarks.md: the goals of issue 20. */
+/** Rows for the Targets table of docs/results/benchmarks.md: the animation goals. */
 export function animationTargets(anim) {
   const ok = anim.rows.filter((r) => r.status === 'ok')
   if (!ok.length) return []

@@ -1,5 +1,5 @@
 // Experiments for scripts/bench.mjs (full run, or --explore): things the API cannot be asked to do, tried
-// in Node on the very same @jsquash WebAssembly files the worker instantiates, so that docs/benchmarks.md
+// in Node on the very same @jsquash WebAssembly files the worker instantiates, so that docs/results/benchmarks.md
 // can say what a change in src/ would buy before anyone makes it.
 //
 // 1. MozJPEG settings at matched quality: bytes each setting needs to reach the SSIM of sharp's default
@@ -55,7 +55,7 @@ export const MOZJPEG_VARIANTS = [
   ['quant table 0 (JPEG Annex K, as libjpeg-turbo)', { quant_table: 0 }],
   ['quant table 2 (tuned for MS-SSIM)', { quant_table: 2 }],
   ['quant table 4 (tuned for PSNR-HVS-M)', { quant_table: 4 }],
-  ["jSquash's auto subsampling (4:2:2 from q80; the worker until 2026-11-21)", { auto_subsample: true }],
+  ["jSquash's auto subsampling (4:2:2 from q80)", { auto_subsample: true }],
   ['auto subsampling + quant table 4', { auto_subsample: true, quant_table: 4 }],
   ['auto subsampling + quant table 0', { auto_subsample: true, quant_table: 0 }],
 ]

@@ -1,4 +1,4 @@
-// Formatting for scripts/bench.mjs: statistics, Markdown tables and the SVG chart of docs/benchmarks.md.
+// Formatting for scripts/bench.mjs: statistics, Markdown tables and the SVG chart of docs/results/benchmarks.md.
 
 export const median = (xs) => {
   const v = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b)

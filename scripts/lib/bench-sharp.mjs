@@ -1,5 +1,5 @@
 // The sharp side of scripts/bench.mjs: the same conversion as POST /api/compress, with imgedge's
-// options mapped onto sharp's (the mapping is printed in docs/benchmarks.md from SETTINGS_MAPPING).
+// options mapped onto sharp's (the mapping is printed in docs/results/benchmarks.md from SETTINGS_MAPPING).
 
 import path from 'node:path'
 import { createRequire } from 'node:module'
@@ -12,11 +12,11 @@ export function loadSharp(root) {
   return sharp
 }
 
-/** How imgedge's options become sharp's, for docs/benchmarks.md. */
+/** How imgedge's options become sharp's, for docs/results/benchmarks.md. */
 export const SETTINGS_MAPPING = [
   ['JPEG', 'effort 4 (default): MozJPEG (wasm), `quality` (default 80), progressive, trellis quantisation, optimised Huffman, 4:2:0; where MozJPEG does not fit the memory budget (12 MP at full size), libjpeg-turbo progressive in one pass. Effort 2 (rows marked `effort=2`): libjpeg-turbo (wasm/lean), baseline, optimised Huffman, 4:2:0, standard tables: the settings of sharp\'s default', "`jpeg({ quality, mozjpeg: false })`: sharp's default, libjpeg-turbo behaviour (baseline, no trellis, optimised Huffman, 4:2:0); matched-quality tables also show `mozjpeg: true`"],
   ['WebP', 'libwebp 1.5.0 (wasm/lean, SIMD), `quality` (80), `method = min(effort, 6)` (4); a JPEG kept at its size in one pass, decoded rows straight into the YUV planes', '`webp({ quality, effort: min(effort, 6) })`: the same libwebp settings (method = effort)'],
-  ['AVIF', 'libavif + libaom (wasm), `quality` (50), `speed = 10 - effort` (6; effort capped by size: see the README\'s Limits), 4:2:0 (libsharpyuv), 8-bit', "`avif({ quality, effort: X-Effort - 1, chromaSubsampling: '4:2:0', bitdepth: 8 })`: libaom `cpu-used = 9 - effort`, so the same speed as the worker's effective effort; the matched-quality table compares with sharp's defaults (`quality 50, effort 4`, 4:4:4)"],
+  ['AVIF', 'libavif + libaom (wasm), `quality` (50), `speed = 10 - effort` (6; effort capped by size: see docs/guide/limits-errors.md), 4:2:0 (libsharpyuv), 8-bit', "`avif({ quality, effort: X-Effort - 1, chromaSubsampling: '4:2:0', bitdepth: 8 })`: libaom `cpu-used = 9 - effort`, so the same speed as the worker's effective effort; the matched-quality table compares with sharp's defaults (`quality 50, effort 4`, 4:4:4)"],
   ['PNG', 'the lean codec\'s writer (libdeflate), level `[1,5,7,9,10,11,12,12,12,12][effort]` with filter trials from effort 2 and palette/grey/alpha reduction (effort 4 up to 4.9 MP, 3 up to 8.5 MP, 2 above)', "timing: `png({ compressionLevel: 9, adaptiveFiltering: true })`; the lossless table takes *sharp's best* as the smallest of that, `compressionLevel: 9` without adaptive filtering and the default (`compressionLevel: 6`), all truecolour (`palette` would quantise, i.e. lose colours)"],
   ['resize', 'JPEG: decoded at 1/2, 1/4 or 1/8 by the scaled inverse DCT, leaving at least 1.25x (less only where the memory budget requires); then Lanczos3 over the whole factor (wasm/lean/resample.c, floats, row by row)', "`resize({ width, height, fit: 'inside', withoutEnlargement: true, kernel: 'lanczos3' })` (libvips: shrink-on-load for JPEG/WebP, then reduce with Lanczos3)"],
   ['alpha to JPEG', 'flattened onto `background` (#ffffff)', "`flatten({ background: '#ffffff' })`"],

@@ -10,7 +10,7 @@
 // - max_bytes: half the default quality's bytes asked for; the answer must be <= N and >= 0.8 N.
 //
 // Scores are SSIMULACRA 2 as the API computes it (wasm/lean/score.c, run here in Node on the worker's lean.wasm;
-// within 0.5 of libjxl's tool on photos, docs/benchmarks.md item 27), on the whole answer, alpha over a dark and a
+// within 0.5 of libjxl's tool on photos, docs/notes/benchmarks.md item 27), on the whole answer, alpha over a dark and a
 // light background where the image has it.
 import fs from 'node:fs'
 import path from 'node:path'
@@ -132,7 +132,7 @@ export async function smartPhase({ root, server, post, sharp, inputs, corpusDir,
   return { scorer: 'SSIMULACRA 2, the lean codec (wasm/lean/score.c)', auto, palette, maxBytes }
 }
 
-/** The section of docs/benchmarks.md for the phase's results. */
+/** The section of docs/results/benchmarks.md for the phase's results. */
 export function smartSection(smart) {
   const out = []
   out.push('## Smarter compression: quality=auto, palette PNG, max_bytes')

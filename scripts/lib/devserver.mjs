@@ -301,6 +301,15 @@ export function parseServerTiming(header) {
   return out
 }
 
+/** The version of the workerd package wrangler runs (`1.YYYYMMDD.N`), as the docs name it. */
+export function workerdPackageVersion(root) {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(root, 'node_modules', 'workerd', 'package.json'), 'utf8')).version
+  } catch {
+    return 'unknown'
+  }
+}
+
 export function workerdVersion(binary) {
   try {
     return execFileSync(binary, ['--version'], { encoding: 'utf8' }).trim()

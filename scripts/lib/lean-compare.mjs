@@ -5,7 +5,7 @@
 //
 // "old" defaults to the lean.wasm committed at HEAD, "new" to the working tree's: rebuild with
 // `npm run build:wasm`, then run this before committing a change to wasm/lean/lean.c. Used for the
-// upright JPEG -> WebP fast path (same bytes, docs/benchmarks.md) and for the SIMDe experiment (branch
+// upright JPEG -> WebP fast path (same bytes, docs/results/benchmarks.md) and for the SIMDe experiment (branch
 // experiment/simde-neon: libjpeg-turbo's Neon code through SIMDe, bit-exact but slower).
 //
 // verify: on test/fixtures/*.jpg, the corpus photos (../shared/corpus/photos), the 1 MP and 12 MP

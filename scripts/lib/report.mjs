@@ -1,5 +1,5 @@
 // Small helpers shared by scripts/fuzz.mjs and scripts/load.mjs: a generated section of
-// docs/robustness.md, percentiles, and a plain-text table.
+// docs/results/robustness.md, percentiles, and a plain-text table.
 
 import fs from 'node:fs'
 
@@ -32,5 +32,3 @@ export function markdownTable(header, rows) {
 
 export const mib = (kib) => (kib / 1024).toFixed(0)
 
-/** "2026-11-21 10:44 UTC" */
-export const stamp = () => new Date().toISOString().replace('T', ' ').slice(0, 16) + ' UTC'

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Experiment: the lean codec's Lanczos3 (wasm/lean/resample.c) in Node, on the worker's own wasm
-// (docs/benchmarks.md, item 17).
+// (docs/notes/benchmarks.md, item 17).
 //
 //   node_modules/.bin/node --experimental-transform-types scripts/lib/resize-explore.mjs compare PHOTO.jpg
 //   node_modules/.bin/node --experimental-transform-types scripts/lib/resize-explore.mjs scales PHOTO.jpg WIDTH

@@ -7,7 +7,7 @@ import { type Codec, decodeFromRows, effortOption, type EncodeSettings, encoderM
  * The highest effort allowed for an output of a given size, so one AVIF encode stays under half of
  * wrangler.toml's cpu_ms (30 s). libaom's CPU time grows about linearly with pixels and steeply with
  * effort: a 0.9 MP photo took 92 s at effort 9, 33 s at 6 and 4 s at 4 on the 2-core dev machine
- * (docs/robustness.md). test/unit/avif-effort-caps.test.ts checks every row against the measurements.
+ * (docs/results/robustness.md). test/unit/avif-effort-caps.test.ts checks every row against the measurements.
  */
 export const AVIF_EFFORT_CAPS: EffortCaps = [
   { maxPixels: 100_000, maxEffort: 9 },

@@ -8,14 +8,10 @@ const { none, minsum, entropy } = PNG_STRATEGY
 const TRIALS = none | minsum | entropy
 
 /**
- * The lean codec's PNG sink (wasm/lean/sink_png.c: the smallest lossless layout, rows filtered and deflated by
- * libdeflate a chunk at a time) for each effort step 0-9: libdeflate's level (1-12; 10-12 are its near-optimal
- * parsing) and the filter strategies tried (0: the layout's usual one: none for a palette, libpng's choice per
- * row otherwise). Measured against sharp's best (compressionLevel 9, with or without adaptive filtering,
- * whichever is smaller) on held-out screenshots, wallpapers and photos (scripts/lib/png-explore.mjs,
- * docs/benchmarks.md items 22 and 33): effort 2 0.50-1.11x (level 7 since item 33: 1.08x on a noisy RGBA wallpaper
- * at 16 MP, where level 6 gave 1.10x), effort 3 0.50-1.05x, effort 4 (the default) 0.75-0.96x, level 12 0.46-0.93x;
- * oxipng level 2, which this replaces, 0.45-0.93x.
+ * The lean codec's PNG sink (wasm/lean/sink_png.c) for each effort 0-9: libdeflate's level (1-12; 10-12 are its
+ * near-optimal parsing) and the filter strategies tried (0: the layout's usual one). Each step buys fewer bytes for
+ * more time against sharp's best on held-out images; the default, effort 4, is 0.75-0.96x its bytes
+ * (docs/notes/benchmarks.md items 22 and 33).
  */
 export const PNG_SETTINGS: readonly LeanPngSettings[] = [
   { level: 1, strategies: 0 },

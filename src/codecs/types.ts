@@ -74,7 +74,7 @@ export interface Codec {
   effortFor?: (requested: number, pixels: number) => number
   /**
    * quality=auto (src/pipeline/auto-quality.ts): the default SSIMULACRA 2 `target`, calibrated so that over a mixed
-   * set of images it costs no more bytes than the default quality (docs/benchmarks.md item 28), and the qualities searched.
+   * set of images it costs no more bytes than the default quality (docs/notes/benchmarks.md item 28), and the qualities searched.
    */
   autoQuality?: AutoQualityRange
 }

@@ -4,15 +4,15 @@ import { firstFrame, onCanvas } from './webp-frame'
 import { type Codec, capped, DecodeFailure, decoderMemoryCap, type EncodeSettings, effortOption, encoderMemoryCap, leanFailure, losslessOption, qualityOption } from './types'
 
 /**
- * libwebp's low_memory mode (no token buffer) from here up: docs/memory.md measured about 17 MiB less
- * peak at 12 MP (241 against 258 MiB), for about twice the encode time at method 4.
+ * libwebp's low_memory mode (no token buffer) from here up: less peak memory for about twice the encode time at
+ * method 4 (docs/notes/memory.md).
  */
 export const WEBP_LOW_MEMORY_PIXELS = 4_000_000
 
 /**
  * The highest effort allowed for a WebP output of a given size, so one encode stays under half of
  * cpu_ms. CPU seconds per MP, the slowest of six images (two photos, three wallpapers, a UI screenshot;
- * lossy q80 and lossless; docs/benchmarks.md item 21) times 1.5: effort 0 0.35, 1 0.81, 2 0.60, 3 1.14,
+ * lossy q80 and lossless; docs/notes/benchmarks.md item 21) times 1.5: effort 0 0.35, 1 0.81, 2 0.60, 3 1.14,
  * 4 1.08, 5 2.06, 6-9 32.7. Method 6 is the outlier: lossy, on a noisy wallpaper, 17-22 s per MP
  * (native libwebp took as long), where every other image took under 0.2.
  */

@@ -12,7 +12,7 @@ import { hasTransparency } from './transform'
  * 192 px (3 per side over 576 px) taken at even steps across it, at full resolution: at most 0.33 MP however large the
  * output. Each tile is encoded and scored on its own and the worst tile's score counts: a mosaic of them encoded as
  * one image scored WebP's seams, not its pixels (20 points below the whole image's score), while the worst separate
- * tile is within about 2 points of the whole image's score for JPEG, WebP and AVIF alike (docs/benchmarks.md item 27).
+ * tile is within about 2 points of the whole image's score for JPEG, WebP and AVIF alike (docs/notes/benchmarks.md item 27).
  */
 export const SAMPLE = { tile: 192, count: 3 } as const
 
@@ -139,7 +139,7 @@ function slopeNear(scores: Map<number, number>, quality: number): number {
 
 /**
  * quality=auto's check of the whole answer: the sample's worst tile is a few points over or under the whole image's
- * score (docs/benchmarks.md items 27-28: -2.8 to +6.6 on WebP), so the answer at the searched quality is scored whole
+ * score (docs/notes/benchmarks.md items 27-28: -2.8 to +6.6 on WebP), so the answer at the searched quality is scored whole
  * (against the rows it was encoded from, wasm/lean/score.c) and, where it misses the target by more than `below` or
  * passes it by more than `above` (bytes for nothing), encoded again where the sample's tries say the target is once
  * shifted by how far the sample was off (at most `step` qualities away), then, by the whole answers' own slope or

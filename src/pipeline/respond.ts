@@ -101,7 +101,7 @@ function fileName(o: Outcome): string {
 
 /**
  * The statistics headers every successful answer carries, in both binary and JSON form.
- * Names are listed in README "Answer headers".
+ * Names are listed in docs/guide/endpoints.md, "Answer headers".
  */
 function statsHeaders(o: Outcome): Partial<Record<AnswerHeader, string>> {
   const headers: Partial<Record<AnswerHeader, string>> = {

@@ -15,7 +15,7 @@ import { CompressOptionsSchema } from '../pipeline/options'
 /**
  * GET /api/formats: generated from the codec registry and the configuration, never a second list.
  */
-/** What happens to colours (README "Colour"): every output sRGB without a profile, every described input converted. */
+/** What happens to colours (docs/guide/colour-metadata.md): every output sRGB without a profile, every described input converted. */
 const COLOUR = {
   output: 'sRGB, no embedded profile',
   converted: {
@@ -35,7 +35,7 @@ const AUTO_QUALITY = {
   maxTrialEncodes: MAX_TRIES,
   check: `the answer at the quality the sample found is scored whole against the rows it was encoded from; where it misses the target or passes it by more than ${CHECK.above}, it is encoded again, at most ${CHECK.tries} more times within ${CHECK.share * 100} % of the CPU limit; left out for an output no larger than the sample (scored whole by the search), with max_bytes, for an animation, and where it would not fit the memory budget beside the conversion (the sample's score then stands)`,
   choice: 'the lowest quality whose whole answer (else sample) reaches the target; the highest tried when none does',
-  calibration: 'JPEG, WebP and AVIF: the default target costs on average no more bytes than the default quality over 21 images (photos at 1600 px, full-resolution crops, grainy photos, wallpapers), with a narrower spread of scores and a better worst case, each answer scored whole (docs/benchmarks.md item 36); PNG\'s is not calibrated (its default is lossless)',
+  calibration: 'JPEG, WebP and AVIF: the default target costs on average no more bytes than the default quality over 21 images (photos at 1600 px, full-resolution crops, grainy photos, wallpapers), with a narrower spread of scores and a better worst case, each answer scored whole (docs/notes/benchmarks.md item 36); PNG\'s is not calibrated (its default is lossless)',
 }
 
 export const formats = new Hono<{ Bindings: Env }>().get('/', (c) => {

@@ -53,7 +53,7 @@ function problems(allowed: ErrorCode[]) {
 
 const ALWAYS: ErrorCode[] = ['method_not_allowed', 'internal_error']
 
-// API keys (README "Rate limits and API keys"): either header; without one a call is anonymous, unless REQUIRE_API_KEY.
+// API keys (docs/guide/rate-limits.md): either header; without one a call is anonymous, unless REQUIRE_API_KEY.
 registry.registerComponent('securitySchemes', 'bearerKey', { type: 'http', scheme: 'bearer', description: 'An API key as `Authorization: Bearer <key>`.' })
 registry.registerComponent('securitySchemes', 'apiKeyHeader', { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key as `X-API-Key`.' })
 /** A key is optional (`{}`: anonymous, counted by IP) unless REQUIRE_API_KEY is set. */

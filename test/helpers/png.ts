@@ -103,7 +103,7 @@ export function screenshotSamples(width: number, height: number): Uint8Array {
 }
 
 /**
- * A PNG without its gAMA chunk. PngSuite's files declare gamma 1.0, which the API honours (README "Colour"): tests
+ * A PNG without its gAMA chunk. PngSuite's files declare gamma 1.0, which the API honours (docs/guide/colour-metadata.md): tests
  * that take their decoded pixels as the expected output send them without it, so that both sides are the same
  * numbers; test/integration/colour.test.ts checks the gamma itself.
  */

@@ -178,7 +178,7 @@ describe('bodies over the limit over a real socket', () => {
   it('answers 413 to a chunked upload that passes the limit and never ends, without waiting for its end', async () => {
     // The client sends a little more than the limit, then keeps the request open without ending the
     // body: the worker must answer from what it has counted. (A client that keeps flooding may see a
-    // reset instead of the 413: wrangler dev's entry proxy closes without draining; see docs/robustness.md.)
+    // reset instead of the 413: wrangler dev's entry proxy closes without draining; see docs/results/robustness.md.)
     const url = new URL(`${dev.base}/api/compress`)
     for (let attempt = 0; attempt < 3; attempt++) {
       let sent = 0

@@ -34,7 +34,7 @@ function av1Config(bytes: Uint8Array): { profile: number; subsamplingX: number; 
 describe('large AVIF output (grid of cells)', () => {
   it('answers a 2048-wide AVIF from a large JPEG: a 4:2:0 grid, the right size, close to the source', async () => {
     // large.jpg is 1200x750; a larger JPEG to 2048 px is decoded whole, and its lean decode and resize
-    // (not the AVIF encoder) take it over the default budget (see docs/memory.md).
+    // (not the AVIF encoder) take it over the default budget (see docs/results/memory.md).
     const jpeg = fixture('large.jpg')
     const res = await compress(jpeg, { format: 'avif', width: 2048, enlarge: true })
     const body = await okBytes(res)

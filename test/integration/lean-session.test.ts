@@ -93,7 +93,7 @@ describe('the lean memory, reused from one conversion to the next', () => {
 
 describe('AVIF output, in the lean memory too', () => {
   // Before, the AVIF encoder had a memory of its own beside the lean one, both kept per isolate: 12 clients
-  // mixing 12 MP AVIF, WebP and JPEG held 137-143 MiB over idle (docs/memory.md).
+  // mixing 12 MP AVIF, WebP and JPEG held 137-143 MiB over idle (docs/results/memory.md).
   it('answers the same AVIF request with the same bytes after other conversions used the memory, without growing it', async () => {
     const request = async () => okBytes(await post(await bigJpeg(), 'format=avif&effort=0'))
     const first = await request()

@@ -1,6 +1,6 @@
 /** GET /api/openapi.json: generated from the schemas and lists the worker runs on, so it cannot drift. */
 import { describe, expect, it } from 'vitest'
-import readme from '../../README.md?raw'
+import errorsGuide from '../../docs/guide/limits-errors.md?raw'
 import { ERRORS } from '../../src/errors'
 import { CompressOptionsSchema } from '../../src/pipeline/options'
 import { compress, expectProblem, get } from '../helpers/api'
@@ -80,13 +80,13 @@ describe('openapi.json', () => {
     expect(byName.fit).toMatchObject({ enum: ['inside', 'cover', 'contain', 'fill', 'crop'], default: 'inside' })
   })
 
-  it('documents every error code with its status, and the README lists each one', async () => {
+  it('documents every error code with its status, and the errors guide lists each one', async () => {
     const d = await doc()
     expect(d['x-error-codes'].map((e) => e.code)).toEqual(Object.keys(ERRORS))
     for (const e of d['x-error-codes']) {
       expect(e.status).toBe(ERRORS[e.code as keyof typeof ERRORS].status)
       expect(e.when.length).toBeGreaterThan(5)
-      expect(readme, `README error table lacks ${e.code}`).toMatch(new RegExp(`\\| \`${e.code}\` \\| ${e.status} \\|`))
+      expect(errorsGuide, `docs/guide/limits-errors.md error table lacks ${e.code}`).toMatch(new RegExp(`\\| \`${e.code}\` \\| ${e.status} \\|`))
     }
     expect(d.components.schemas.Problem!.properties.code!.enum).toEqual(Object.keys(ERRORS))
   })

@@ -4,21 +4,21 @@
  * cap (a 1.9 MP graphic took 60 s).
  *
  * AVIF, CPU seconds per output megapixel for photos, the slowest figure measured on the 2-core dev
- * machine: efforts 9, 6 and 4 from docs/robustness.md (large.jpg, 0.9 MP: 92 s, 33 s, 4 s); efforts 1,
- * 2, 3 and 5 from the effort sweep in docs/benchmarks.md (1 MP: 0.37, 0.47, 1.09, 11.4 s), scaled by
+ * machine: efforts 9, 6 and 4 from docs/results/robustness.md (large.jpg, 0.9 MP: 92 s, 33 s, 4 s); efforts 1,
+ * 2, 3 and 5 from the effort sweep in docs/results/benchmarks.md (1 MP: 0.37, 0.47, 1.09, 11.4 s), scaled by
  * 2.2, the ratio between the two documents' effort-4 figures; 7 and 8 geometrically between 6 and 9.
  * Effort 0 is taken as effort 1.
  *
  * PNG (the lean codec's writer, libdeflate), per effort: the slowest of seven held-out screenshots, wallpapers and
- * photos (scripts/lib/png-explore.mjs, docs/benchmarks.md; efforts 0-7: 0.05, 0.08, 0.28, 0.80, 1.37, 1.72, 2.8,
+ * photos (scripts/lib/png-explore.mjs, docs/results/benchmarks.md; efforts 0-7: 0.05, 0.08, 0.28, 0.80, 1.37, 1.72, 2.8,
  * 2.9 s per MP, 8 and 9 as 7) times 2.2, the margin oxipng's caps had for a held-out graphic slower than the rest.
  *
- * WebP (libwebp, lossy q80 or lossless), per effort: the slowest of six images at 1 MP (docs/benchmarks.md
+ * WebP (libwebp, lossy q80 or lossless), per effort: the slowest of six images at 1 MP (docs/results/benchmarks.md
  * item 21; effort 6-9 is method 6, lossy, on a noisy wallpaper) times 1.5.
  */
 import { env } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
-import readme from '../../README.md?raw'
+import limitsGuide from '../../docs/guide/limits-errors.md?raw'
 import wranglerToml from '../../wrangler.toml?raw'
 import { AVIF_EFFORT_CAPS, avif } from '../../src/codecs/avif'
 import type { EffortCaps } from '../../src/codecs/effort-caps'
@@ -66,12 +66,12 @@ for (const { name, codec, caps, secondsPerMP } of CODECS) {
       expect(codec.effortFor!(0, 16_000_000)).toBe(0)
     })
 
-    it('are the ones the README states', () => {
+    it('are the ones the limits guide states', () => {
       const tiers = caps.map(({ maxPixels, maxEffort }) =>
         Number.isFinite(maxPixels) ? `${maxEffort} up to ${maxPixels / 1e6} MP` : `${maxEffort} above`,
       )
       const sentence = `at most ${tiers.slice(0, -1).join(', ')} and ${tiers.at(-1)}`
-      expect(readme.replace(/\s+/g, ' ').includes(sentence), `README.md lacks "${sentence}"`).toBe(true)
+      expect(limitsGuide.replace(/\s+/g, ' ').includes(sentence), `docs/guide/limits-errors.md lacks "${sentence}"`).toBe(true)
     })
   })
 }
@@ -95,11 +95,11 @@ describe('animated WebP effort caps (by frames x output pixels)', () => {
       expect(caps.at(-1)!.maxPixels).toBe(Number.POSITIVE_INFINITY)
     })
 
-    it(`${kind}: are the ones the README states`, () => {
+    it(`${kind}: are the ones the limits guide states`, () => {
       const caps = WEBP_ANIMATION_EFFORT_CAPS[kind]
       const tiers = caps.map(({ maxPixels, maxEffort }) => (Number.isFinite(maxPixels) ? `${maxEffort} up to ${maxPixels / 1e6} MP` : `${maxEffort} above`))
       const sentence = `${kind} at most ${tiers.slice(0, -1).join(', ')} and ${tiers.at(-1)}`
-      expect(readme.replace(/\s+/g, ' ').includes(sentence), `README.md lacks "${sentence}"`).toBe(true)
+      expect(limitsGuide.replace(/\s+/g, ' ').includes(sentence), `docs/guide/limits-errors.md lacks "${sentence}"`).toBe(true)
     })
   }
 })

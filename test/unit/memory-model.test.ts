@@ -1,5 +1,5 @@
 /**
- * The memory model must not under-estimate what was measured (docs/memory.md, peak RSS growth of
+ * The memory model must not under-estimate what was measured (docs/results/memory.md, peak RSS growth of
  * workerd in a fresh `wrangler dev`): an under-estimate is a conversion the API lets through that
  * could kill a 128 MB isolate.
  *
