@@ -59,7 +59,7 @@ import { SETTINGS_MAPPING, encodeWith, loadSharp, sharpConvert, sharpSteps } fro
 import { createScorer, matchQuality } from './lib/bench-quality.mjs'
 import { dur, fmt, kib, max, median, min, ms, pct, ratio, ratioChartSvg, spread, table } from './lib/bench-report.mjs'
 import { MOZJPEG_VARIANTS, NATIVE_JPEG_VARIANTS, exploreMozjpeg, exploreNativeJpeg, exploreTiering } from './lib/bench-explore.mjs'
-import { burstGoals, burstPhase, burstSection } from './lib/bench-burst.mjs'
+import { burstGoals, burstPhase, burstSection, writeBurstDoc } from './lib/bench-burst.mjs'
 import { deliveryPhase, deliveryTable } from './lib/bench-delivery.mjs'
 import { smartPhase, smartSection } from './lib/bench-smart.mjs'
 import { animationPhase, animationSection, animationTargets } from './lib/bench-animation.mjs'
@@ -1059,6 +1059,7 @@ async function main() {
     }
     console.log(`\n${burstSection(result)}`)
     await mergePhase('burst', result, { ...args, docs: false })
+    if (args.docs) writeBurstDoc(ROOT, result)
     if (!burstGoals(result).every((goal) => goal.met)) process.exitCode = 1
     return
   }

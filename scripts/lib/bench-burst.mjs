@@ -199,3 +199,32 @@ export function burstSection(r) {
   ]
   return lines.join('\n')
 }
+
+/**
+ * docs/results/burst.md: the phase's tables with how to rerun it.
+ *
+ * @example
+ * writeBurstDoc(root, result)
+ */
+export function writeBurstDoc(root, r) {
+  const text = [
+    '# A page\'s first view: bursts of conversions',
+    '',
+    'Written by `npm run bench -- --burst`. Each part runs against a fresh `wrangler dev` (a fresh isolate and an empty',
+    'cache) with `wrangler.toml`\'s default limits. The photos are crops of the corpus photos made for the run (or',
+    `synthesised without the corpus): ${r.inputs.page.count} of about 2 MP (mean ${(r.inputs.page.meanBytes / 1024).toFixed(0)} KiB) and ${r.inputs.large.count} of 12 MP (mean ${(r.inputs.large.meanBytes / 2 ** 20).toFixed(1)} MiB).`,
+    '',
+    '- **page**: every photo at `width=640,format=auto` with Chrome\'s Accept, all at once, from R2 and from an HTTP',
+    '  origin on loopback; "one alone" is one such request on an idle worker.',
+    '- **one variant x 30**: the same uncached variant 30 times at once; conversions counted from `Cache-Status`.',
+    '- **overload**: `QUEUE_TIMEOUT_MS=3000`, the six 12 MP photos to 3500 px WebP at once, then a small conversion 4, 8',
+    '  and 12 s later.',
+    '- **RSS**: resident memory of the workerd process that runs the worker, sampled every 100 ms.',
+    '',
+    burstSection(r),
+    '',
+    'How the queue handles these: [the queue](../design/queue.md).',
+    '',
+  ].join('\n')
+  fs.writeFileSync(path.join(root, 'docs', 'results', 'burst.md'), text)
+}

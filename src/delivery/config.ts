@@ -43,7 +43,7 @@ const DeliverySchema = z.object({
   ORIGIN_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
   /** Hosts (`images.example.com`, `*.example.com`: HTTPS on its usual port) or origins (`http://127.0.0.1:8080`) an absolute /img source may name. */
   ALLOWED_SOURCES: z.string().default('').transform((text) => text.split(',').map((entry) => entry.trim().toLowerCase()).filter(Boolean)),
-  /** Longest wait for an origin's answer, body included, in ms. */
+  /** Longest wait for an origin's headers, and again for its body once the conversion's turn comes, in ms. */
   ORIGIN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /** Named option sets, `name=option:value,...;name=...`, used as `/img/preset=<name>/...`. */
   PRESETS: presets.default({}),
