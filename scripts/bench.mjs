@@ -172,7 +172,8 @@ const mpOf = (input) => (input.width * input.height) / 1e6
 function snapshotTree() {
   const dir = tempDir('imgedge-bench-tree-')
   // docs/memory-matrix.md is bundled as text (src/lib/measured-matrix.ts): without it the build fails.
-  for (const name of ['src', 'wasm', 'public', 'docs/memory-matrix.md', 'wrangler.toml', 'package.json', 'tsconfig.json', 'worker-configuration.d.ts']) {
+  // signers/js is the one definition of a signed URL, which the worker imports.
+  for (const name of ['src', 'wasm', 'public', 'signers', 'docs/memory-matrix.md', 'wrangler.toml', 'package.json', 'tsconfig.json', 'worker-configuration.d.ts']) {
     const from = path.join(ROOT, name)
     if (fs.existsSync(from)) fs.cpSync(from, path.join(dir, name), { recursive: true })
   }
