@@ -672,10 +672,14 @@ export const MAX_OUTPUT_DIMENSION: Readonly<Partial<Record<OutputFormat, number>
 export function checkInput(header: ImageHeader, limits: Limits): void {
   const pixels = header.width * header.height
   if (pixels > limits.maxInputPixels) {
+    // The largest image of the same aspect ratio within the limit, for the client to send instead.
+    const shrink = Math.sqrt(limits.maxInputPixels / pixels)
+    const fits = { width: Math.floor(header.width * shrink), height: Math.floor(header.height * shrink) }
     throw new ApiError(
       'image_too_large',
-      `The image is ${header.width}x${header.height} (${mp(pixels)}); the limit is ${mp(limits.maxInputPixels)}.`,
-      { limit: limits.maxInputPixels, width: header.width, height: header.height },
+      `The image is ${header.width}x${header.height} (${mp(pixels)}); the limit is ${mp(limits.maxInputPixels)} (MAX_INPUT_PIXELS). ` +
+        `What fits: the image downscaled to at most ${fits.width}x${fits.height} before it is sent.`,
+      { limit: limits.maxInputPixels, width: header.width, height: header.height, fits },
     )
   }
 }
@@ -713,7 +717,7 @@ export function checkPlan(plan: ConversionPlan, limits: Limits, leanResidentMiB 
     throw new ApiError(
       'operation_too_large',
       `Converting this ${inMP} ${plan.header.format} to a ${width}x${height} ${format} needs an estimated ${Math.round(estimate)} MiB; ` +
-        `the memory budget (MEMORY_BUDGET_MIB) is ${limits.memoryBudgetMiB} MiB. A smaller width/height, a smaller input or another format may fit.`,
+        `the memory budget (MEMORY_BUDGET_MIB) is ${limits.memoryBudgetMiB} MiB.`,
       { limit: limits.memoryBudgetMiB, estimateMiB: Math.round(estimate) },
     )
   }
