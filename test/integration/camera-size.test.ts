@@ -76,6 +76,17 @@ describe('a 24 MP phone photo', () => {
   })
 })
 
+describe('a 24 MP progressive JPEG to AVIF', () => {
+  it('is refused from its header with what fits: the same image as baseline JPEG, or WebP or JPEG at that size', async () => {
+    // Its every coefficient is held until the last scan (70 MiB at 24 MP, 4:2:0) beside libaom's frame: 122 MiB measured.
+    const progressive = jpegWithSize(fixture('progressive.jpg'), WIDTH, HEIGHT)
+    const problem = await expectProblem(await post('format=avif&width=1600', progressive), 'operation_too_large', 422)
+    expect(problem.fits).toMatchObject({ asBaselineJpeg: true, formats: expect.arrayContaining(['jpeg', 'webp']) })
+    expect(problem.detail).toContain('as baseline JPEG')
+    expect(problem.detail).toMatch(/What fits: format=jpeg or .*format=webp at this size; the image as baseline JPEG/)
+  })
+})
+
 describe('an image over MAX_INPUT_PIXELS', () => {
   it('is refused from its header with the largest size that would be taken', async () => {
     // A 60 MP header over a small JPEG's data: refused before a pixel is decoded.
