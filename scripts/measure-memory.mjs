@@ -25,7 +25,7 @@
 //                      png:12), or INPUT>OUTPUT:MP for other inputs (png>webp:12, pjpeg>webp:12, avif>jpeg:4,
 //                      gif>png:1; WebP input: webp lossy, webpll lossless, webpa lossy with alpha), with
 //                      @QUERY for a case with options (webp:12@width=1600, jpeg:4@width=1200&fit=cover);
-//                      any combination of input, output, 1/2/4/12/16 MP and options, not only the full run's;
+//                      any combination of input, output, 1/2/4/12/16/24/36/50 MP and options, not only the full run's;
 //                      a file in place of MP (png>webp:shots/2880x1800.png@width=1200) sends that file;
 //                      gifanim>webp:NAME an animated GIF of scripts/lib/animations.mjs (pan: 18 frames of
 //                      640x400, cartoon, screen, pan720: 100 frames of 1280x720), e.g. gifanim>webp:pan720@width=640
@@ -40,24 +40,27 @@
 //                      costs (compiled code, glue), which a real isolate's first conversion does pay
 //
 // The matrix (--matrix; scripts/lib/memory-matrix.mjs): rows are input formats at each size (plus two
-// screenshot PNGs, 5.2 and 8.3 MP, when PNG is an input), columns are output formats at full size and at
+// screenshot PNGs, 5.2, 8.3 and 14.7 MP, when PNG is an input), columns are output formats at full size and at
 // each width; every cell is the first request of its own fresh `wrangler dev` at the API's default limits
 // (only rate limiting off), and shows the status, the peak growth and the model's estimate (X-Memory-Estimate,
 // or for a 422 the problem's estimateMiB). A 200 over the default MEMORY_BUDGET_MIB is flagged. Prints the
 // table; --out writes it as a page.
-//   --matrix           measure the matrix instead of the cases above (whole: about 176 cells)
+//   --matrix           measure the matrix instead of the cases above (whole: 405 cells, hours; measure a part with --merge)
 //   --quick            with --matrix: 1 and 12 MP JPEG, PNG and WebP to JPEG and WebP, full and 1600 px
-//   --sizes LIST       MP of the rows (default 1,4,12,16; 4:3, 16 MP is 4608x3456)
-//   --inputs LIST      input formats (default jpeg,png,webp,avif,gif)
-//   --outputs LIST     output formats (default jpeg,webp,png,avif)
+//   --sizes LIST       MP of the rows (default 1,4,12,16,24,36,50; 4:3, 24 MP is 5712x4284, 50 MP 8160x6120)
+//   --inputs LIST      input formats (default jpeg,pjpeg,png,webp,avif,gif; pjpeg: progressive JPEG)
+//   --outputs LIST     output formats (default jpeg,webp,png,avif,webpll; webpll: lossless WebP, full size only)
 //   --widths LIST      full and/or widths in px (default full,1600)
 //   --no-screenshots   leave out the screenshot rows
+//   --screenshots-only only the screenshot rows (with --inputs png): 5.2, 8.3 and 14.7 MP
 //   --jobs N           cells measured at once, each on its own dev server (default 1). VmHWM is per process,
 //                      but 2 read about 1 MiB higher on average (up to 5 in a cell; the garbage collector
 //                      runs later on a busy CPU): faster, for a first look
 //   --measure-refused  measure a cell refused for memory again with MEMORY_BUDGET_MIB:100000
 //   --var NAME:VALUE   a wrangler --var for every cell's server (repeatable), e.g. MAX_INPUT_BYTES:52428800
 //   --out FILE         also write the table, its legend and the machine to FILE (e.g. docs/memory-matrix.md)
+//   --merge            with --out: lay the cells measured over FILE's table instead of writing a new page (a part
+//                      of the matrix measured again: its rows and columns replace or join the page's, the rest stay)
 
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -66,7 +69,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { memoryOf, parseServerTiming, resetPeak, startWorker, workerdPackageVersion, workerdVersion } from './lib/devserver.mjs'
 import { caseOfKey, INPUT_KINDS, inputOf, makeCase, OUTPUTS, sourcePhoto } from './lib/inputs.mjs'
-import { MATRIX, MATRIX_QUICK, matrixLegend, matrixList, runMatrix, writeMatrix } from './lib/memory-matrix.mjs'
+import { MATRIX, MATRIX_QUICK, matrixLegend, matrixList, mergeMatrix, runMatrix, writeMatrix } from './lib/memory-matrix.mjs'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const CACHE = path.join(ROOT, '.cache')
@@ -92,7 +95,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 // Command line
 
 function parseArgs(argv) {
-  const args = { quick: false, only: null, runs: 1, corpus: path.resolve(ROOT, '..', 'shared', 'corpus', 'photos'), timeout: 180, docs: null, deepWarmup: false, matrix: false, plan: {}, jobs: 1, measureRefused: false, vars: {}, out: null }
+  const args = { quick: false, only: null, runs: 1, corpus: path.resolve(ROOT, '..', 'shared', 'corpus', 'photos'), timeout: 180, docs: null, deepWarmup: false, matrix: false, plan: {}, jobs: 1, measureRefused: false, vars: {}, out: null, merge: false }
   const list = (name, text) => {
     try {
       return matrixList(name, text)
@@ -120,6 +123,7 @@ function parseArgs(argv) {
       case '--matrix': args.matrix = true; break
       case '--sizes': case '--inputs': case '--outputs': case '--widths': args.plan[name.slice(2)] = list(name.slice(2), value()); break
       case '--no-screenshots': args.plan.screenshots = false; break
+      case '--screenshots-only': args.plan.sizes = []; args.plan.screenshots = true; break
       case '--jobs': args.jobs = Number(value()); break
       case '--measure-refused': args.measureRefused = true; break
       case '--var': {
@@ -129,6 +133,7 @@ function parseArgs(argv) {
         break
       }
       case '--out': args.out = path.resolve(value()); break
+      case '--merge': args.merge = true; break
       case '-h': case '--help':
         {
           // The comment block at the top of this file.
@@ -143,8 +148,9 @@ function parseArgs(argv) {
   if (!Number.isInteger(args.runs) || args.runs < 1) fail('--runs must be a positive integer')
   if (!(args.timeout > 0)) fail('--timeout must be a positive number of seconds')
   if (!Number.isInteger(args.jobs) || args.jobs < 1) fail('--jobs must be a positive integer')
-  const matrixOnly = Object.keys(args.plan).length || args.out || args.measureRefused || Object.keys(args.vars).length
-  if (!args.matrix && matrixOnly) fail('--sizes, --inputs, --outputs, --widths, --no-screenshots, --measure-refused, --var and --out go with --matrix')
+  const matrixOnly = Object.keys(args.plan).length || args.out || args.merge || args.measureRefused || Object.keys(args.vars).length
+  if (!args.matrix && matrixOnly) fail('--sizes, --inputs, --outputs, --widths, --no-screenshots, --measure-refused, --var, --out and --merge go with --matrix')
+  if (args.merge && !args.out) fail('--merge needs --out FILE, the page to merge into')
   if (args.matrix && (args.only || args.docs || args.runs > 1)) fail('--matrix measures each cell once and writes no docs/results/memory.md: leave out --only, --runs and --docs')
   const full = !args.quick && !args.only && !args.matrix
   args.docs ??= full
@@ -650,7 +656,10 @@ async function matrix(args, { source, log }) {
   console.log(`\n${matrixLegend(DEFAULT_MEMORY_BUDGET_MIB)}\n\n${result.table}\n\n${result.summary}`)
   fs.mkdirSync(CACHE, { recursive: true })
   fs.writeFileSync(path.join(CACHE, 'memory-matrix.json'), JSON.stringify({ date, args, plan, cells: result.cells }, null, 2))
-  if (args.out) {
+  if (args.out && args.merge && fs.existsSync(args.out)) {
+    mergeMatrix(args.out, { ...result, command: args.command, date, machine: machine(workerdBinary) })
+    log(`\nmerged into ${path.relative(process.cwd(), args.out)}`)
+  } else if (args.out) {
     writeMatrix(args.out, { ...result, command: args.command, date, machine: machine(workerdBinary), flagMiB: DEFAULT_MEMORY_BUDGET_MIB, source })
     log(`\nwrote ${path.relative(process.cwd(), args.out)}`)
   }

@@ -31,10 +31,14 @@ const plans = z
 const ConfigSchema = z.object({
   /** Largest request body, in bytes, enforced while streaming. */
   MAX_INPUT_BYTES: positiveInt.default(25 * 1024 * 1024),
-  /** Largest input, in pixels (width x height from the file header). */
-  MAX_INPUT_PIXELS: positiveInt.default(16_000_000),
-  /** Largest output, in pixels (after resize/enlarge). */
-  MAX_OUTPUT_PIXELS: positiveInt.default(16_000_000),
+  /**
+   * Largest input, in pixels (width x height from the file header): a safety net refused before anything else (a
+   * 50 MP camera's photo is under it). What a conversion of a large image may produce is the memory model's call
+   * (MEMORY_BUDGET_MIB): a 24 MP JPEG scaled to 1600 px decodes a quarter of its pixels.
+   */
+  MAX_INPUT_PIXELS: positiveInt.default(50_000_000),
+  /** Largest output, in pixels (after resize/enlarge); the memory model decides below it. */
+  MAX_OUTPUT_PIXELS: positiveInt.default(50_000_000),
   /** Most frames an animation converted to an animated WebP may have (a GIF of 10,000 tiny frames is refused from its header). */
   MAX_ANIMATION_FRAMES: positiveInt.default(1000),
   /**

@@ -41,7 +41,7 @@ export function renderLimits(limits) {
       { class: 'hint' },
       'A file or image over a limit is refused from its headers before any pixel is decoded (413, 422 image_too_large). ',
       'A conversion whose estimated memory is over the budget is refused with 422 operation_too_large; with format=auto the next format that fits is served instead. ',
-      'With the default budget every JPEG, PNG, WebP, GIF and AVIF photo of up to 16 MP converts to JPEG, WebP, PNG and AVIF (measured below); ',
+      'With the default budget every JPEG, PNG, WebP, GIF and AVIF photo of up to 16 MP converts to JPEG, WebP, PNG and AVIF, and a 24 MP phone photo to any format at 1600 px (measured below); a refusal for memory says what would fit (fits: a width, a format, baseline JPEG). ',
       'what is still refused: lossy WebP output of large transparent images, lossless WebP output above about 3 MP, lossless WebP input at 12 MP to full size, Adam7 PNGs above about 10 MP. ',
       'An effort above its cap is lowered, and the answer says so in X-Effort.',
     ),

@@ -168,8 +168,11 @@ export async function makeInput(spec, { root, corpusDir, cacheDir, log = () => {
 // ---------------------------------------------------------------------------------------------------
 // Case keys
 
-/** Phone-photo sizes (4:3) by megapixels; 16 MP is about the default MAX_INPUT_PIXELS (16000000). */
-export const SIZES = { 1: [1152, 864], 2: [1632, 1224], 4: [2304, 1728], 12: [4032, 3024], 16: [4608, 3456] }
+/**
+ * Photo sizes (4:3) by megapixels: phones (12 MP; 24 MP is an iPhone's default 5712x4284) and cameras (36, and 50 MP,
+ * about the default MAX_INPUT_PIXELS of 50000000).
+ */
+export const SIZES = { 1: [1152, 864], 2: [1632, 1224], 4: [2304, 1728], 12: [4032, 3024], 16: [4608, 3456], 24: [5712, 4284], 36: [6928, 5196], 50: [8160, 6120] }
 
 /** Input kinds a case key may name, and how makeInput writes each. */
 export const INPUT_KINDS = {

@@ -8,16 +8,25 @@
 
 import fs from 'node:fs'
 import path from 'node:path'
-import { INPUT_KINDS, inputOf, makeCase, OUTPUTS, SIZES } from './inputs.mjs'
+import { INPUT_KINDS, inputOf, makeCase, SIZES } from './inputs.mjs'
 
-/** The whole matrix: 5 input formats x 4 sizes (plus 2 screenshot rows) x 4 outputs x 2 widths, 176 cells. */
-export const MATRIX = { sizes: [1, 4, 12, 16], inputs: ['jpeg', 'png', 'webp', 'avif', 'gif'], outputs: ['jpeg', 'webp', 'png', 'avif'], widths: ['full', '1600'], screenshots: true }
+/**
+ * The whole matrix: 6 input kinds (baseline and progressive JPEG, PNG, WebP, AVIF, GIF) x 7 sizes (plus 3 screenshot
+ * rows) x 5 outputs x 2 widths (lossless WebP at full size only): a long run; --sizes, --inputs, --outputs and --merge
+ * measure a part of it into the page.
+ */
+export const MATRIX = { sizes: [1, 4, 12, 16, 24, 36, 50], inputs: ['jpeg', 'pjpeg', 'png', 'webp', 'avif', 'gif'], outputs: ['jpeg', 'webp', 'png', 'avif', 'webpll'], widths: ['full', '1600'], screenshots: true }
 /** --quick: 1 and 12 MP JPEG, PNG and WebP to JPEG and WebP, full and 1600 px: 24 cells. */
 export const MATRIX_QUICK = { sizes: [1, 12], inputs: ['jpeg', 'png', 'webp'], outputs: ['jpeg', 'webp'], widths: ['full', '1600'], screenshots: false }
-/** Screenshot rows (scripts/make-screenshots.mjs), added when PNG is among the inputs: 5.2 and 8.3 MP. */
-const SCREENSHOTS = [[2880, 1800], [3840, 2160]]
+/** Screenshot rows (scripts/make-screenshots.mjs), added when PNG is among the inputs: 5.2, 8.3 and 14.7 MP (a 5K display). */
+const SCREENSHOTS = [[2880, 1800], [3840, 2160], [5120, 2880]]
 
-const LABELS = { jpeg: 'JPEG', png: 'PNG', webp: 'WebP', avif: 'AVIF', gif: 'GIF' }
+const LABELS = { jpeg: 'JPEG', pjpeg: 'JPEG progressive', png: 'PNG', webp: 'WebP', avif: 'AVIF', gif: 'GIF' }
+/**
+ * Output columns: a format, or `webpll`, lossless WebP (`lossless=true`), measured at full size only (the screenshots'
+ * format: a photo downscaled is lossy's case).
+ */
+const COLUMN_KINDS = { jpeg: { output: 'jpeg', label: 'JPEG' }, webp: { output: 'webp', label: 'WebP' }, png: { output: 'png', label: 'PNG' }, avif: { output: 'avif', label: 'AVIF' }, webpll: { output: 'webp', label: 'WebP lossless', query: { lossless: 'true' }, fullOnly: true } }
 
 /**
  * Check a --sizes/--inputs/--outputs/--widths list; returns the list or throws naming what is allowed.
@@ -30,12 +39,12 @@ export function matrixList(name, text) {
   const allowed = {
     sizes: (v) => SIZES[v] !== undefined,
     inputs: (v) => LABELS[v] !== undefined,
-    outputs: (v) => OUTPUTS.includes(v),
+    outputs: (v) => COLUMN_KINDS[v] !== undefined,
     widths: (v) => v === 'full' || /^[1-9]\d*$/.test(v),
   }[name]
   const wrong = items.filter((v) => !allowed(v))
   if (!items.length || wrong.length) {
-    const hint = { sizes: Object.keys(SIZES).join(','), inputs: Object.keys(LABELS).join(','), outputs: OUTPUTS.join(','), widths: 'full or a width in px' }[name]
+    const hint = { sizes: Object.keys(SIZES).join(','), inputs: Object.keys(LABELS).join(','), outputs: Object.keys(COLUMN_KINDS).join(','), widths: 'full or a width in px' }[name]
     throw new Error(`--${name} ${text}: expected a list of ${hint}`)
   }
   return name === 'sizes' ? items.map(Number) : items
@@ -56,8 +65,11 @@ async function layout(plan) {
     }
   }
   const columns = []
-  for (const output of plan.outputs) {
-    for (const width of plan.widths) columns.push({ output, width, label: `→ ${LABELS[output]} ${width === 'full' ? 'full size' : `${width} px`}` })
+  for (const kind of plan.outputs) {
+    const { output, label, query = {}, fullOnly = false } = COLUMN_KINDS[kind]
+    for (const width of plan.widths.filter((w) => !fullOnly || w === 'full')) {
+      columns.push({ output, width, query, label: `→ ${label} ${width === 'full' ? 'full size' : `${width} px`}` })
+    }
   }
   return { rows, columns }
 }
@@ -107,7 +119,7 @@ export async function runMatrix({ plan, measure, vars, flagMiB, measureRefused, 
   const cells = []
   for (const [rowIndex, row] of rows.entries()) {
     for (const [columnIndex, column] of columns.entries()) {
-      const query = column.width === 'full' ? {} : { width: column.width }
+      const query = column.width === 'full' ? { ...column.query } : { ...column.query, width: column.width }
       cells.push({ rowIndex, columnIndex, testCase: makeCase(row.input, column.output, row.mp, query, row.file ?? null) })
     }
   }
@@ -192,4 +204,60 @@ ${summary}
 `
   fs.mkdirSync(path.dirname(file), { recursive: true })
   fs.writeFileSync(file, text)
+}
+
+/** A row's key in a table: its label without the file's size and dimensions ("PNG 24 MP", "PNG screenshot 14.7 MP"). */
+const rowKey = (label) => label.replace(/ \(.*$/, '')
+/** A row's kind, the key without its size ("PNG", "PNG screenshot", "JPEG progressive"). */
+const rowKind = (label) => rowKey(label).replace(/ [\d.]+ MP$/, '')
+
+/**
+ * Lay the measured `table` over the one in `file` (a page writeMatrix wrote): its cells replace theirs, new rows join
+ * their format's (by kind, then size), new columns go at the end, and cells nobody measured read `–`. The page keeps its text; a
+ * line under the table says which run was merged, so a part of the matrix can be measured again without the rest.
+ *
+ * @example
+ * mergeMatrix('docs/memory-matrix.md', { table, summary, command, date, machine })
+ */
+export function mergeMatrix(file, { table, summary, command, date, machine }) {
+  const text = fs.readFileSync(file, 'utf8')
+  const lines = text.split('\n')
+  const split = (line) => line.split('|').slice(1, -1).map((cell) => cell.trim())
+  const start = lines.findIndex((line) => line.startsWith('| input |'))
+  if (start < 0) throw new Error(`${file}: no matrix table to merge into`)
+  let end = start
+  while (end < lines.length && lines[end].startsWith('|')) end++
+  const [header, , ...body] = lines.slice(start, end).map(split)
+  const [newHeader, , ...newBody] = table.split('\n').map(split)
+  const columns = [...header.slice(1)]
+  for (const label of newHeader.slice(1)) if (!columns.includes(label)) columns.push(label)
+  const rows = body.map(([label, ...cells]) => ({ label, cells: Object.fromEntries(header.slice(1).map((c, i) => [c, cells[i]])) }))
+  for (const [label, ...cells] of newBody) {
+    const measured = Object.fromEntries(newHeader.slice(1).map((c, i) => [c, cells[i]]))
+    const row = rows.find((r) => rowKey(r.label) === rowKey(label))
+    if (row) {
+      row.label = label
+      Object.assign(row.cells, measured)
+      continue
+    }
+    rows.push({ label, cells: measured })
+  }
+  // Rows by format (as the page first lists them), then kind ("PNG" before "PNG screenshot"), then megapixels.
+  const order = (key) => {
+    const seen = [...new Set(rows.map((r) => key(r.label)))]
+    return (label) => seen.indexOf(key(label))
+  }
+  const format = order((label) => label.split(' ')[0])
+  const kind = order(rowKind)
+  const megapixels = (label) => Number(/ ([\d.]+) MP/.exec(label)?.[1] ?? 0)
+  rows.sort((a, b) => format(a.label) - format(b.label) || kind(a.label) - kind(b.label) || megapixels(a.label) - megapixels(b.label))
+  const line = (items) => `| ${items.join(' | ')} |`
+  const merged = [
+    line(['input', ...columns]),
+    line(['---', ...columns.map(() => '---')]),
+    ...rows.map((r) => line([r.label, ...columns.map((c) => r.cells[c] ?? '–')])),
+  ]
+  const note = `Merged into the table: \`${command}\` on ${date} (commit ${machine.commit}${machine.dirty ? ', with uncommitted changes in src/ or wasm/' : ''}): ${summary.replace(/\n/g, ' ')}`
+  const after = lines.slice(end)
+  fs.writeFileSync(file, [...lines.slice(0, start), ...merged, ...after, note, ''].join('\n').replace(/\n{3,}$/, '\n'))
 }

@@ -148,6 +148,13 @@ export const MEMORY_MODEL = {
     baseMiB: 2,
     filePerMiB: { jpeg: 3, png: 1.25, webp: 3, gif: 1.75, avif: 3 } as Readonly<Partial<Record<FormatId, number>>>,
     /**
+     * MiB per MiB of a PNG's file more when the sink is a JPEG's: photo PNGs to a JPEG measured above the same PNGs to
+     * WebP by an amount that grows with the file (4 MiB at 20.8 MiB of file, 7 at 27.2, 9-16 at 41.7, 2-16 at 61.3, 3-27
+     * at 85), where the sinks' own terms say the JPEG's is the smaller; not yet explained. A 41.7 MiB PNG to a 1600 px
+     * JPEG measured 86.4 (and 77.6), 82.7 without this.
+     */
+    pngToJpegPerFileMiB: 0.1,
+    /**
      * MiB per MiB of file once more when the answer may be the input itself (same format, same pixels: the
      * never-bigger rule): its copy out of the body buffer (copyParts), into the parts of the file the PNG writer gave
      * up on where it did; other sinks' files are whole arrays, charged by their own terms.
@@ -156,7 +163,7 @@ export const MEMORY_MODEL = {
     assumedFileMiBPerMP: { jpeg: 0.5, png: 1.7, webp: 0.3, gif: 1.2, avif: 0.3 } as Readonly<Partial<Record<FormatId, number>>>,
     // webpYuvAlpha: lossy WebP with alpha, whose ALPH decoder holds far more than the plane it writes (the lean memory is
     // 103 MiB after opening a 12 MP one); 3.5 until a 12 MP one to PNG measured 130.5 MiB (2026-11-25, 131.8 before the PNG writer).
-    sourcePerMP: { jpeg: 0.5, webpYuv: 1.5, webpYuvAlpha: 7, rgba: 4, gifInterlaced: 1 },
+    sourcePerMP: { jpeg: 0.1, webpYuv: 1.5, webpYuvAlpha: 7, rgba: 4, gifInterlaced: 1 },
     /** giflib's state, its read buffer and a row of RGBA. */
     gifMiB: 1,
     /**
@@ -170,11 +177,12 @@ export const MEMORY_MODEL = {
       planes: { '420': 1.5, '422': 2, '444': 3, mono: 1 } as const,
       /**
        * MiB per input MP of the decoder's working memory that is given back once the planes are decoded and that
-       * libavif + libaom's encoder then takes, so an AVIF to AVIF does not need both (lean memory at 16 MP, after an
-       * AVIF source: the AVIF sink grew it by 25.9 MiB full size and 8.4 at 1600 px; after a JPEG source: 36.2 and
-       * 39.0). The smaller reuse, 10.3 MiB at 15.9 MP, is charged; workerd measured 98.0 and 82.3 MiB (estimates 119, 116).
+       * libavif + libaom's encoder then takes, so an AVIF to AVIF does not need both, at most the encoder's own term
+       * (lean memory at 16 MP, after an AVIF source: the AVIF sink grew it by 25.9 MiB full size and 8.4 at 1600 px;
+       * after a JPEG source: 36.2 and 39.0). A grid's (full size) reuse, 10.3 MiB at 15.9 MP, and a whole frame's (up to
+       * AVIF_WHOLE_PIXELS), 30.6; workerd measured 98.0 and 82.3 MiB at 16 MP, 93.2 for a 24 MP one to 1600 px.
        */
-      reusedByAvifSinkPerMP: 0.65,
+      reusedByAvifSinkPerMP: { grid: 0.65, frame: 1.9 },
     },
     webpLosslessPerMP: 4,
     turnedPerMP: 4,
@@ -196,7 +204,7 @@ export const MEMORY_MODEL = {
      * 44.8 MiB against 43 without this; max_bytes, a lossless first pass then palette tries, 4 MP 45.1 against 36 and
      * 12 MP 53.1-66.7 against 51, as many tries as the CPU limit let run).
      */
-    pngPassesMiB: { search: 4, fit: 16 },
+    pngPassesMiB: { search: 4, fit: 21 },
     /**
      * quality=auto's check of the whole answer (`checkMiB`): the answer read as rows (its decoder's state and planes, its
      * file: a JPEG's band of rows, a lossy WebP's YUV planes, 7 MiB per MP with alpha, an AVIF's planes and dav1d's
@@ -537,7 +545,7 @@ function rowsSourceMiB(plan: ConversionPlan, progressive: number): number {
   const inMP = (header.width * header.height) / 1e6
   const decodedMP = plan.decodedPixels / 1e6
   const fileMiB = header.fileBytes !== undefined ? header.fileBytes / 2 ** 20 : (r.assumedFileMiBPerMP[header.format] ?? 1) * inMP
-  const file = (r.filePerMiB[header.format] ?? 3) * fileMiB
+  const file = ((r.filePerMiB[header.format] ?? 3) + (header.format === 'png' && plan.format === 'jpeg' ? r.pngToJpegPerFileMiB : 0)) * fileMiB
   let source: number
   if (header.format === 'png') {
     source = m.pngFile.baseMiB + (header.progressive ? r.sourcePerMP.rgba * inMP : 0)
@@ -546,8 +554,10 @@ function rowsSourceMiB(plan: ConversionPlan, progressive: number): number {
   } else if (header.format === 'avif') {
     const sample = header.bitDepth > 8 ? 2 : 1
     const planes = (r.avif.planes[header.chroma ?? '444'] + (header.hasAlpha !== false ? 1 : 0)) * sample
-    const reused = plan.format === 'avif' ? r.avif.reusedByAvifSinkPerMP : 0
-    source = r.avif.baseMiB + (r.avif.statePerMP + planes - reused) * inMP
+    const encoder = encoderTerm(plan)
+    const reusePerMP = r.avif.reusedByAvifSinkPerMP[encoder === m.encode.avif ? 'frame' : 'grid']
+    const reused = plan.format === 'avif' ? Math.min(reusePerMP * inMP, encoder.baseMiB + encoder.perMP * ((plan.width * plan.height) / 1e6)) : 0
+    source = r.avif.baseMiB + (r.avif.statePerMP + planes) * inMP - reused
   } else if (header.format === 'webp') {
     const yuv = !header.lossless && plan.scale === 8
     const planes = yuv ? (header.hasAlpha !== false ? r.sourcePerMP.webpYuvAlpha : r.sourcePerMP.webpYuv) : r.sourcePerMP.rgba
@@ -672,10 +682,14 @@ export const MAX_OUTPUT_DIMENSION: Readonly<Partial<Record<OutputFormat, number>
 export function checkInput(header: ImageHeader, limits: Limits): void {
   const pixels = header.width * header.height
   if (pixels > limits.maxInputPixels) {
+    // The largest image of the same aspect ratio within the limit, for the client to send instead.
+    const shrink = Math.sqrt(limits.maxInputPixels / pixels)
+    const fits = { width: Math.floor(header.width * shrink), height: Math.floor(header.height * shrink) }
     throw new ApiError(
       'image_too_large',
-      `The image is ${header.width}x${header.height} (${mp(pixels)}); the limit is ${mp(limits.maxInputPixels)}.`,
-      { limit: limits.maxInputPixels, width: header.width, height: header.height },
+      `The image is ${header.width}x${header.height} (${mp(pixels)}); the limit is ${mp(limits.maxInputPixels)} (MAX_INPUT_PIXELS). ` +
+        `What fits: the image downscaled to at most ${fits.width}x${fits.height} before it is sent.`,
+      { limit: limits.maxInputPixels, width: header.width, height: header.height, fits },
     )
   }
 }
@@ -713,7 +727,7 @@ export function checkPlan(plan: ConversionPlan, limits: Limits, leanResidentMiB 
     throw new ApiError(
       'operation_too_large',
       `Converting this ${inMP} ${plan.header.format} to a ${width}x${height} ${format} needs an estimated ${Math.round(estimate)} MiB; ` +
-        `the memory budget (MEMORY_BUDGET_MIB) is ${limits.memoryBudgetMiB} MiB. A smaller width/height, a smaller input or another format may fit.`,
+        `the memory budget (MEMORY_BUDGET_MIB) is ${limits.memoryBudgetMiB} MiB.`,
       { limit: limits.memoryBudgetMiB, estimateMiB: Math.round(estimate) },
     )
   }

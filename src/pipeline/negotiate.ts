@@ -7,6 +7,7 @@ import { checkPlan, type ConversionPlan, isAnimation, MAX_OUTPUT_DIMENSION, plan
 import type { CompressOptions, RequestedFormat } from './options'
 import type { ImageHeader } from './sniff'
 import type { Geometry } from './transform'
+import { whatFits, whatFitsText } from './what-fits'
 
 /** Media types listed in an Accept header with q > 0 (wildcards are ignored on purpose: see below). */
 function acceptedTypes(accept: string): Set<string> {
@@ -88,7 +89,7 @@ export interface OutputChoice {
  * Step 3: the first candidate whose plan fits the limits. With `auto`, a candidate the memory budget
  * refuses is skipped for the next (a 12 MP photo PNG asked for by a browser gets WebP when AVIF beside
  * its file would not fit, not a 422); the last candidate's refusal is the answer when none fits. An explicit format has
- * one candidate, so it is refused with the 422 that names the limit. A plan is checked over the codec
+ * one candidate, so it is refused with the 422 that names the limit and what would fit (whatFits). A plan is checked over the codec
  * memory the isolate keeps (`leanResidentMiB`), and, only if it does not fit so, over a
  * fresh one: the same request gets the same format whatever ran before it in the isolate.
  *
@@ -119,6 +120,12 @@ export function chooseOutput(
         refusal = error
       }
     }
+  }
+  // The last candidate's refusal names what would fit instead, so the client can ask again.
+  const last = candidates[candidates.length - 1]
+  if (refusal instanceof ApiError && last !== undefined) {
+    const fits = whatFits(header, last, options, limits)
+    throw new ApiError(refusal.code, `${refusal.message} ${whatFitsText(fits)}`, { ...refusal.extensions, fits })
   }
   throw refusal
 }

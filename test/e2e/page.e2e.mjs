@@ -174,7 +174,7 @@ try {
     assert(/60 per minute/.test(quota), `quotas: ${quota}`)
     // The limits in numbers, as wrangler.toml sets them.
     const limits = await page.textContent('#service-limits')
-    for (const text of ['25 MiB', '16 MP', '120 MiB', '16384 px', '9 up to 0.1 MP']) assert(limits.includes(text), `limits lack ${text}: ${limits}`)
+    for (const text of ['25 MiB', '50 MP', '120 MiB', '16384 px', '9 up to 0.1 MP']) assert(limits.includes(text), `limits lack ${text}: ${limits}`)
     assert(await page.locator('#measured-matrix tbody tr').count() === 22, 'the measured matrix does not have its 22 rows')
     // Every cell of the measured matrix converts since 2026-11-26: none is shown refused.
     const { limits: published } = await (await fetch(`${dev.base}/api/formats`)).json()

@@ -20,7 +20,6 @@ const readIfThere = (file: string): string => (fs.existsSync(path.join(ROOT, fil
 const WRITTEN_ON_OTHER_BRANCHES = [
   'docs/guide/transformations.md',
   'docs/results/steady-state.md',
-  'docs/results/camera-size.md',
 ]
 
 /** Every Markdown file under `dir` (repo-relative), recursively. */

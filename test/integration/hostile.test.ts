@@ -20,6 +20,8 @@ import { decode, psnr } from '../helpers/image'
 import { callWorker } from '../helpers/worker'
 
 const LIMIT = Number((env as unknown as Record<string, string>).MAX_INPUT_BYTES)
+/** The side of the smallest square over MAX_INPUT_PIXELS. */
+const OVER_PIXELS_SIDE = Math.floor(Math.sqrt(Number((env as unknown as Record<string, string>).MAX_INPUT_PIXELS))) + 1
 
 /** The codes a bad image body may get; which one is asserted where it is known. */
 const IMAGE_ERRORS = ['corrupt_image', 'unsupported_format', 'image_too_large', 'operation_too_large']
@@ -195,12 +197,12 @@ describe('headers that declare a huge size: refused from the header, in well und
   const CASES: Array<[string, () => Uint8Array, string]> = [
     ['PNG 65535x65535', () => H.pngWithSize(fixture('photo.png'), 65535, 65535), 'image_too_large'],
     ['PNG 2^31-1 x 1', () => H.pngWithSize(fixture('photo.png'), 0x7fffffff, 1), 'image_too_large'],
-    ['PNG 4001x4000 (just over 16 MP)', () => H.pngWithSize(fixture('photo.png'), 4001, 4000), 'image_too_large'],
-    // At the pixel limit and, since PNG output streams, within the memory budget: its missing pixel data refuses it, at once.
-    ['PNG 4000x4000 (at the pixel limit, its data a 480x300 image\'s)', () => H.pngWithSize(fixture('photo.png'), 4000, 4000), 'corrupt_image'],
+    [`PNG ${OVER_PIXELS_SIDE}x${OVER_PIXELS_SIDE} (just over MAX_INPUT_PIXELS)`, () => H.pngWithSize(fixture('photo.png'), OVER_PIXELS_SIDE, OVER_PIXELS_SIDE), 'image_too_large'],
+    // Under the pixel limit and, since PNG output streams, within the memory budget: its missing pixel data refuses it, at once.
+    ['PNG 4000x4000 (16 MP, its data a 480x300 image\'s)', () => H.pngWithSize(fixture('photo.png'), 4000, 4000), 'corrupt_image'],
     ['JPEG 65535x65535', () => H.jpegWithSize(fixture('photo.jpg'), 65535, 65535), 'image_too_large'],
     ['progressive JPEG 30000x30000', () => H.jpegWithSize(fixture('progressive.jpg'), 30000, 30000), 'image_too_large'],
-    ['progressive JPEG 4000x4000 (at the pixel limit, over the memory budget even in one pass)', () => H.jpegWithSize(fixture('progressive.jpg'), 4000, 4000), 'operation_too_large'],
+    ['progressive JPEG 4000x4000 (16 MP, over the memory budget even in one pass)', () => H.jpegWithSize(fixture('progressive.jpg'), 4000, 4000), 'operation_too_large'],
     ['GIF 65535x65535 screen', () => H.gifWithScreen(fixture('alpha.gif'), 65535, 65535), 'image_too_large'],
     ['GIF 0x0 screen with a 65535x65535 frame', () => H.gifWithFrame(0, 0, 65535, 65535), 'image_too_large'],
     ['GIF 1x1 screen with a 65535x65535 frame', () => H.gifWithFrame(1, 1, 65535, 65535), 'corrupt_image'],

@@ -19,8 +19,27 @@ describe('the measured matrix reader', () => {
     expect(matrix.measured).toBe('2026-11-23')
     expect(matrix.columns).toEqual(['→ PNG full size', '→ PNG 1600 px'])
     expect(matrix.rows).toEqual([
-      { input: 'PNG 16 MP (4608×3456, 27.2 MiB)', cells: [{ status: 422, estimateMiB: 135 }, { status: 200, growthMiB: 65.1, estimateMiB: 70 }] },
-      { input: 'PNG 24 MP (6000×4000, 30.1 MiB)', cells: [{ status: 413 }, { status: 200, growthMiB: 71, estimateMiB: 80 }] },
+      {
+        input: 'PNG 16 MP (4608×3456, 27.2 MiB)',
+        megapixels: 16,
+        cells: [{ status: 422, estimateMiB: 135 }, { status: 200, growthMiB: 65.1, estimateMiB: 70 }],
+        converts: ['→ PNG 1600 px'],
+        refused: ['→ PNG full size'],
+      },
+      {
+        input: 'PNG 24 MP (6000×4000, 30.1 MiB)',
+        megapixels: 24,
+        cells: [{ status: 413 }, { status: 200, growthMiB: 71, estimateMiB: 80 }],
+        converts: ['→ PNG 1600 px'],
+        refused: ['→ PNG full size'],
+      },
     ])
+  })
+
+  it('says which outputs a row converted to, leaving out cells nobody measured, and the latest date of its parts', () => {
+    const page = `${PAGE}| PNG screenshot 14.7 MP (5120×2880, 3.5 MiB) | – | 200: 80.0 (est 90) |\n\nMerged into the table: \`npm run memory\` on 2026-11-27T22:20:32Z.\n`
+    const matrix = measuredMatrix(page)
+    expect(matrix.measured).toBe('2026-11-27')
+    expect(matrix.rows[2]).toMatchObject({ megapixels: 14.7, cells: [{ status: 0 }, { status: 200 }], converts: ['→ PNG 1600 px'], refused: [] })
   })
 })

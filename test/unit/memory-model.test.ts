@@ -48,7 +48,7 @@ const headerOf = (input: Input, width: number, height: number): ImageHeader => (
 })
 
 /** The script's input sizes (4:3 phone photos), by megapixels, or a file's [width, height]. */
-const SIZES = { 1: [1152, 864], 2: [1632, 1224], 4: [2304, 1728], 12: [4032, 3024], 16: [4608, 3456] } as const
+const SIZES = { 1: [1152, 864], 2: [1632, 1224], 4: [2304, 1728], 12: [4032, 3024], 16: [4608, 3456], 24: [5712, 4284], 36: [6928, 5196], 50: [8160, 6120] } as const
 type Size = keyof typeof SIZES | readonly [number, number]
 const SCREENSHOT = [2880, 1800] as const
 const SCREENSHOT_4K = [3840, 2160] as const
@@ -270,6 +270,41 @@ const MEASURED: Array<[Input, OutputFormat, Size, number | undefined, number, bo
   ['png', 'png', 4, undefined, 47.0, false, 6.90],
   ['png', 'png', 12, undefined, 70.4, false, 20.80],
   ['png', 'png', 16, undefined, 84.2, false, 27.20],
+  // Camera sizes: the matrix's 24 MP rows (Wood.jpg with grain at 5712x4284: JPEG 3.94 MiB, progressive 3.82, PNG 41.7,
+  // WebP 2.62, AVIF 1.87), `npm run memory -- --matrix --sizes 24 --merge`, one cell at a time.
+  ['jpeg', 'jpeg', 24, undefined, 103.9, true, 3.94], // MozJPEG's trellis a row at a time (the budget lifted)
+  ['jpeg', 'jpeg', 24, 1600, 29.5, false, 3.94],
+  ['jpeg', 'webp', 24, undefined, 73.3, false, 3.94],
+  ['jpeg', 'webp', 24, 1600, 31.3, false, 3.94],
+  ['jpeg', 'png', 24, undefined, 53.5, false, 3.94],
+  ['jpeg', 'png', 24, 1600, 34.1, false, 3.94],
+  ['jpeg', 'avif', 24, undefined, 91.9, false, 3.94],
+  ['jpeg', 'avif', 24, 1600, 77.0, false, 3.94],
+  ['pjpeg', 'jpeg', 24, 1600, 99.0, false, 3.82],
+  ['pjpeg', 'webp', 24, 1600, 104.0, false, 3.82],
+  ['pjpeg', 'avif', 24, 1600, 122.4, true, 3.82],
+  ['png', 'jpeg', 24, 1600, 86.4, false, 41.7],
+  ['png', 'webp', 24, 1600, 70.8, false, 41.7],
+  ['png', 'avif', 24, 1600, 116.2, true, 41.7],
+  ['webp', 'jpeg', 24, 1600, 47.4, false, 2.62],
+  ['webp', 'webp', 24, 1600, 45.9, false, 2.62],
+  ['webp', 'avif', 24, 1600, 78.7, false, 2.62],
+  ['avif', 'jpeg', 24, 1600, 78.3, false, 1.87],
+  ['avif', 'webp', 24, 1600, 73.6, false, 1.87],
+  ['avif', 'avif', 24, 1600, 93.2, true, 1.87],
+  // 36 and 50 MP (6928x5196: JPEG 5.69 MiB, PNG 61.3; 8160x6120: JPEG 7.78, PNG 85.0) to 2048 px.
+  ['jpeg', 'jpeg', 36, 2048, 38.9, false, 5.69],
+  ['jpeg', 'webp', 36, 2048, 41.5, false, 5.69],
+  ['jpeg', 'avif', 36, 2048, 66.5, false, 5.69],
+  ['jpeg', 'jpeg', 50, 2048, 40.4, false, 7.78],
+  ['jpeg', 'webp', 50, 2048, 43.2, false, 7.78],
+  ['jpeg', 'avif', 50, 2048, 72.7, false, 7.78],
+  ['png', 'jpeg', 36, 2048, 101.2, false, 61.3],
+  ['png', 'webp', 36, 2048, 90.9, false, 61.3],
+  ['png', 'avif', 36, 2048, 117.5, true, 61.3],
+  ['png', 'jpeg', 50, 2048, 142.1, true, 85.0],
+  ['png', 'webp', 50, 2048, 115.4, true, 85.0],
+  ['png', 'avif', 50, 2048, 140.4, true, 85.0],
 ]
 
 function planOf(input: Input, format: OutputFormat, mp: Size, width: number | undefined, lifted: boolean, fileMiB?: number, options: { lossless?: boolean; quality?: number | 'auto'; max_bytes?: number; effort?: number } = {}) {

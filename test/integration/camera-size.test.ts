@@ -1,0 +1,100 @@
+/**
+ * Camera-size photos: a 24 MP phone JPEG (an iPhone's default 5712x4284) converts to a display size, since MAX_INPUT_PIXELS
+ * is a 50 MP safety net and the memory model decides what fits; a conversion that does not fit is refused with what
+ * would (a width, another format, lossy), and asking again so converts. Until this, every input over 16 MP was refused
+ * from its header.
+ */
+import { describe, expect, it } from 'vitest'
+import { decode, pixel } from '../helpers/image'
+import { jpegWithSize } from '../helpers/hostile'
+import { expectProblem, okBytes } from '../helpers/api'
+import { fixture } from '../helpers/fixtures'
+import { mozjpeg } from '../helpers/mozjpeg'
+import { callWorker } from '../helpers/worker'
+
+/** The limits wrangler.toml ships (README "Limits"), and a body limit that takes the test's JPEG. */
+const LIMITS = { MAX_INPUT_PIXELS: '50000000', MAX_OUTPUT_PIXELS: '50000000', MAX_INPUT_BYTES: String(8 * 1024 * 1024) }
+
+const [WIDTH, HEIGHT] = [5712, 4284]
+/** Four quadrants of known colour, each a gentle gradient, so a scaled answer is checked by its colours. */
+const QUADRANTS = [[200, 40, 40], [40, 160, 60], [50, 70, 200], [230, 210, 60]] as const
+
+/** A 24 MP baseline JPEG (jSquash's MozJPEG, quality 60, 4:2:0) of the quadrants: about 1 MB. */
+async function phoneJpeg(): Promise<Uint8Array> {
+  const data = new Uint8ClampedArray(WIDTH * HEIGHT * 4)
+  for (let y = 0; y < HEIGHT; y++) {
+    for (let x = 0; x < WIDTH; x++) {
+      const colour = QUADRANTS[(y < HEIGHT / 2 ? 0 : 2) + (x < WIDTH / 2 ? 0 : 1)]!
+      const shade = ((x + y) % 512) / 64 - 4
+      const i = (y * WIDTH + x) * 4
+      data[i] = colour[0] + shade
+      data[i + 1] = colour[1] + shade
+      data[i + 2] = colour[2] + shade
+      data[i + 3] = 255
+    }
+  }
+  return mozjpeg(new ImageData(data, WIDTH, HEIGHT), { quality: 60, baseline: true, progressive: false, optimize_coding: true })
+}
+
+const post = (query: string, body: Uint8Array) =>
+  callWorker(`/api/compress?${query}`, { method: 'POST', headers: { 'Content-Type': 'image/jpeg' }, body }, LIMITS)
+
+describe('a 24 MP phone photo', () => {
+  it('converts to a 1600 px WebP and JPEG with its colours in place', async () => {
+    const jpeg = await phoneJpeg()
+    expect(jpeg.length).toBeLessThan(8 * 1024 * 1024)
+    for (const format of ['webp', 'jpeg'] as const) {
+      const res = await post(`format=${format}&width=1600`, jpeg)
+      const out = await decode(await okBytes(res))
+      expect(out.format).toBe(format)
+      expect([out.image.width, out.image.height]).toEqual([1600, 1200])
+      expect(Number.parseInt(res.headers.get('x-memory-estimate') ?? '', 10)).toBeLessThanOrEqual(120)
+      // Each quadrant's centre keeps its colour (the gradient moves it by at most 4).
+      for (const [i, [x, y]] of [[400, 300], [1200, 300], [400, 900], [1200, 900]].entries()) {
+        const [r, g, b] = pixel(out.image, x!, y!)
+        const want = QUADRANTS[i]!
+        expect(Math.max(Math.abs(r - want[0]), Math.abs(g - want[1]), Math.abs(b - want[2])), `${format} quadrant ${i}`).toBeLessThan(12)
+      }
+    }
+  })
+
+  it('refuses a lossless WebP at full size with what fits, and converts when asked again at that width', async () => {
+    const jpeg = await phoneJpeg()
+    const refused = await expectProblem(await post('format=webp&lossless=true', jpeg), 'operation_too_large', 422)
+    const fits = refused.fits as { maxWidth: number; formats: string[]; lossy: boolean }
+    expect(fits.maxWidth).toBeGreaterThan(1000)
+    expect(fits.maxWidth).toBeLessThan(WIDTH)
+    expect(fits.lossy).toBe(true)
+    expect(fits.formats).toContain('png')
+    expect(refused.detail).toContain(`at most ${fits.maxWidth} px wide (width=${fits.maxWidth})`)
+    expect(refused.detail).toContain('without lossless=true')
+
+    const res = await post(`format=webp&lossless=true&width=${fits.maxWidth}`, jpeg)
+    const out = await decode(await okBytes(res))
+    expect(out.image.width).toBe(fits.maxWidth)
+    expect(Number.parseInt(res.headers.get('x-memory-estimate') ?? '', 10)).toBeLessThanOrEqual(120)
+  })
+})
+
+describe('a 24 MP progressive JPEG to AVIF', () => {
+  it('is refused from its header with what fits: the same image as baseline JPEG, or WebP or JPEG at that size', async () => {
+    // Its every coefficient is held until the last scan (70 MiB at 24 MP, 4:2:0) beside libaom's frame: 122 MiB measured.
+    const progressive = jpegWithSize(fixture('progressive.jpg'), WIDTH, HEIGHT)
+    const problem = await expectProblem(await post('format=avif&width=1600', progressive), 'operation_too_large', 422)
+    expect(problem.fits).toMatchObject({ asBaselineJpeg: true, formats: expect.arrayContaining(['jpeg', 'webp']) })
+    expect(problem.detail).toContain('as baseline JPEG')
+    expect(problem.detail).toMatch(/What fits: format=jpeg or .*format=webp at this size; the image as baseline JPEG/)
+  })
+})
+
+describe('an image over MAX_INPUT_PIXELS', () => {
+  it('is refused from its header with the largest size that would be taken', async () => {
+    // A 60 MP header over a small JPEG's data: refused before a pixel is decoded.
+    const problem = await expectProblem(await post('width=1600', jpegWithSize(fixture('photo.jpg'), 10_000, 6000)), 'image_too_large', 422)
+    const fits = problem.fits as { width: number; height: number }
+    expect(fits.width * fits.height).toBeLessThanOrEqual(50_000_000)
+    expect(fits.width * fits.height).toBeGreaterThan(49_900_000)
+    expect(Math.abs(fits.width / fits.height - 10_000 / 6000)).toBeLessThan(0.001)
+    expect(problem.detail).toContain(`at most ${fits.width}x${fits.height}`)
+  })
+})
