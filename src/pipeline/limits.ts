@@ -382,7 +382,9 @@ function planRoute(header: ImageHeader, format: OutputFormat, geometry: Geometry
   const srgb = header.colour === 'srgb'
   if (header.format === 'jpeg' && sameSize && srgb) {
     if (format === 'webp' && !settings.lossless && header.orientation > 1) return { ...at(8), route: 'jpeg-to-webp' }
-    if (format === 'jpeg' && (fast || !mozjpeg(rows(8)))) return { ...at(8), route: 'jpeg-to-jpeg' }
+    // (a turned one that does not fit this way may still fit as rows into a baseline JPEG: 16 MP rotated 90, say)
+    const same: ConversionPlan = { ...at(8), route: 'jpeg-to-jpeg' }
+    if (format === 'jpeg' && (fast || !mozjpeg(rows(8))) && (fits(same) || header.orientation === 1)) return same
   }
   if (header.format === 'webp' && sameSize && srgb && header.orientation === 1 && header.frames === 1 && !header.hasAlpha && !header.lossless) {
     if (format === 'webp' && !settings.lossless) return { ...at(8), route: 'webp-to-webp' }
