@@ -135,7 +135,10 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
   //    budget, counting the lean memory the isolate keeps
   checkInput(sniffed, limits)
   // the turn (EXIF, flip, rotate) composed into the header's orientation, trim and gravity into the geometry's crop
+  // (trim=border's and gravity=auto's passes over the pixels count as transform time)
+  const probeClock = new Stopwatch()
   const { header, geometry: placed, chosen } = planTransforms(sniffed, options, pixelProbes(bytes))
+  const probeMs = (options.trim !== undefined && 'border' in options.trim) || options.gravity === 'auto' ? await probeClock.lap() : 0
   const upright = uprightSize(header)
   const geometry = { ...placed, filters: filtersOf(options) }
   const { width: outWidth, height: outHeight } = geometry.canvas
@@ -252,7 +255,7 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
   if (options.max_bytes !== undefined) ({ pass, quality } = await fitInto(options.max_bytes, format, settings, pass, encodeAt, options.lossless === true, { spentMs: searchMs, cpuLimitMs: limits.cpuLimitMs }))
   const { output, size, palette } = pass
   // quality=auto's search (sample, trial encodes, scores) and a flat GIF's probe count as encoding
-  const timings = { ...pass.timings, encode: pass.timings.encode + searchMs }
+  const timings = { ...pass.timings, transform: pass.timings.transform + probeMs, encode: pass.timings.encode + searchMs }
   if (pass.colourConverted) unchanged = false
 
   const original = output === undefined || (unchanged && byteLength(output) >= candidateBytes)
