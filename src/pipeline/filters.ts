@@ -35,7 +35,13 @@ export function filtersOf(options: Pick<CompressOptions, 'blur' | 'sharpen' | 'b
   return Object.keys(filters).length > 0 ? filters : undefined
 }
 
-/** The filters as row stages, after the resample. */
+/**
+ * The filters as row stages, after the resample.
+ *
+ * @example
+ * lean.resizeRows(800, 600)
+ * addFilters(lean, filtersOf(options))
+ */
 export function addFilters(lean: LeanCodec, filters: Filters | undefined): void {
   if (!filters) return
   if (filters.blurSigma !== undefined) lean.blurRows(filters.blurSigma)
@@ -49,6 +55,9 @@ const BOX_FROM = 6
 /**
  * MiB the filters hold at an output `width`: the rows of their windows (4 bytes a pixel; the kernel's 2 ceil(3 sigma)
  * + 2, or the three boxes' 2 r + 2 each) and a few rows of floats.
+ *
+ * @example
+ * filtersMiB({ blurSigma: 25 }, 4608) // about 3: three boxes of some 50 rows each
  */
 export function filtersMiB(filters: Filters | undefined, width: number): number {
   if (!filters) return 0

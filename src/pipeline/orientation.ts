@@ -25,7 +25,12 @@ function forward(o: number, w: number, h: number, sx: number, sy: number): [numb
   }
 }
 
-/** The orientation that does `first` then `second`, found by following three corners of a 2x3 image through both. */
+/**
+ * The orientation that does `first` then `second`, found by following three corners of a 2x3 image through both.
+ *
+ * @example
+ * composeOrientation(6, 6) // 3: two quarter turns are a half turn
+ */
 export function composeOrientation(first: number, second: number): number {
   const corners: Array<[number, number]> = [[0, 0], [1, 0], [0, 2]]
   const through = ([x, y]: [number, number]) => {
