@@ -50,7 +50,7 @@ export function addFilters(lean: LeanCodec, filters: Filters | undefined): void 
 }
 
 /** blur's largest sigma done by the kernel itself; above it, three boxes (op_blur.c BOX_FROM). */
-const BOX_FROM = 6
+const BOX_FROM = 3
 
 /**
  * MiB the filters hold at an output `width`: the rows of their windows (4 bytes a pixel; the kernel's 2 ceil(3 sigma)

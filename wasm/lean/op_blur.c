@@ -1,5 +1,5 @@
 /*
- * blur: a Gaussian of standard deviation sigma, row by row. Up to BOX_FROM, the kernel itself over a window of
+ * blur: a Gaussian of standard deviation sigma, row by row. Up to BOX_FROM (3), the kernel itself over a window of
  * 2 ceil(3 sigma) + 1 rows (window.h); above it, three box filters in a row along each axis, whose sum approaches the
  * Gaussian closely (the widths from the variance: 3 boxes of widths wl or wl + 2 whose variances add up to sigma^2)
  * at a cost that does not grow with sigma: a running sum per column, each box keeping its own width of rows.
@@ -7,13 +7,14 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wasm_simd128.h>
 
 #include "lean.h"
 #include "pipeline.h"
 #include "window.h"
 
 /* Above this sigma, boxes: the kernel's 6 sigma taps a pixel would cost more than the boxes' fixed work. */
-#define BOX_FROM 6.0
+#define BOX_FROM 3.0
 
 void window_open(Window *w, Rows *in, int radius) {
   w->in = in;
@@ -53,30 +54,25 @@ float *gaussian_kernel(double sigma, int *radius) {
 
 void gaussian_row(Window *w, const float *kernel, int radius, int y, float *out, float *scratch) {
   const int width = w->in->width, n = width * 4;
-  /* the rows below first (they load the ring), then the window from its top */
-  window_row(w, y + radius);
-  memset(scratch, 0, sizeof(float) * n);
+  /* the vertical pass into the middle of `scratch`, whose `radius` pixels either side repeat the edge pixels */
+  float *mid = scratch + 4 * radius;
+  window_row(w, y + radius); /* the rows below first (they load the ring), then the window from its top */
+  memset(mid, 0, sizeof(float) * n);
   for (int i = -radius; i <= radius; i++) {
     const uint8_t *row = window_row(w, y + i);
     const float k = kernel[i + radius];
-    for (int x = 0; x < n; x++) scratch[x] += k * row[x];
+    for (int x = 0; x < n; x++) mid[x] += k * row[x];
   }
+  for (int i = 1; i <= radius; i++) {
+    memcpy(mid - 4 * i, mid, 4 * sizeof(float));
+    memcpy(mid + n + 4 * (i - 1), mid + n - 4, 4 * sizeof(float));
+  }
+  /* the horizontal pass, one pixel (R, G, B, A) a SIMD vector */
   for (int x = 0; x < width; x++) {
-    float r = 0, g = 0, b = 0, a = 0;
-    for (int i = -radius; i <= radius; i++) {
-      int sx = x + i;
-      if (sx < 0) sx = 0;
-      if (sx >= width) sx = width - 1;
-      const float k = kernel[i + radius], *p = scratch + 4 * sx;
-      r += k * p[0];
-      g += k * p[1];
-      b += k * p[2];
-      a += k * p[3];
-    }
-    out[4 * x] = r;
-    out[4 * x + 1] = g;
-    out[4 * x + 2] = b;
-    out[4 * x + 3] = a;
+    const float *p = scratch + 4 * x;
+    v128_t sum = wasm_f32x4_splat(0);
+    for (int i = 0; i <= 2 * radius; i++) sum = wasm_f32x4_add(sum, wasm_f32x4_mul(wasm_v128_load(p + 4 * i), wasm_f32x4_splat(kernel[i])));
+    wasm_v128_store(out + 4 * x, sum);
   }
 }
 
@@ -101,7 +97,7 @@ Rows *gaussian_stage(Rows *in, double sigma, const uint8_t *(*next)(Rows *)) {
   g->kernel = gaussian_kernel(sigma, &g->radius);
   window_open(&g->window, in, g->radius);
   g->blur = lean_alloc(sizeof(float) * in->width * 4);
-  g->scratch = lean_alloc(sizeof(float) * in->width * 4);
+  g->scratch = lean_alloc(sizeof(float) * (in->width + 2 * g->radius) * 4);
   g->row = lean_alloc((size_t)in->width * 4);
   return &g->rows;
 }
@@ -132,12 +128,12 @@ static void box_radii(double sigma, int radii[3]) {
 
 /* One box along a row, edges extended: out[x] = mean of in[x - r .. x + r], for 4 interleaved channels. */
 static void box_row(const uint8_t *in, uint8_t *out, int width, int r) {
-  const int span = 2 * r + 1;
+  const float inverse = 1.0f / (2 * r + 1);
   for (int c = 0; c < 4; c++) {
     int sum = 0;
     for (int i = -r; i <= r; i++) sum += in[4 * (i < 0 ? 0 : i >= width ? width - 1 : i) + c];
     for (int x = 0; x < width; x++) {
-      out[4 * x + c] = (uint8_t)((sum + span / 2) / span);
+      out[4 * x + c] = (uint8_t)(sum * inverse + 0.5f);
       const int add = x + r + 1, drop = x - r;
       sum += in[4 * (add >= width ? width - 1 : add) + c] - in[4 * (drop < 0 ? 0 : drop) + c];
     }
@@ -179,7 +175,8 @@ typedef struct {
 
 static const uint8_t *box_v_next(Rows *self) {
   BoxV *b = (BoxV *)self;
-  const int y = b->at++, r = b->radius, span = 2 * r + 1, n = self->width * 4;
+  const int y = b->at++, r = b->radius, n = self->width * 4;
+  const float inverse = 1.0f / (2 * r + 1);
   if (y == 0) {
     memset(b->sum, 0, sizeof(int32_t) * n);
     for (int i = -r; i <= r; i++) {
@@ -191,7 +188,7 @@ static const uint8_t *box_v_next(Rows *self) {
     const uint8_t *drop = window_row(&b->window, y - r - 1);
     for (int x = 0; x < n; x++) b->sum[x] += add[x] - drop[x];
   }
-  for (int x = 0; x < n; x++) b->row[x] = (uint8_t)((b->sum[x] + span / 2) / span);
+  for (int x = 0; x < n; x++) b->row[x] = (uint8_t)(b->sum[x] * inverse + 0.5f);
   return b->row;
 }
 

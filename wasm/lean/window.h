@@ -22,7 +22,8 @@ void window_close(Window *w);
 
 /* Gaussian weights for sigma, from -radius to radius (radius = ceil(3 sigma)), summing to 1. */
 float *gaussian_kernel(double sigma, int *radius);
-/* Output row y of the window's rows blurred by `kernel` (vertically, then horizontally), as RGBA floats; `scratch` one row. */
+/* Output row y of the window's rows blurred by `kernel` (vertically, then horizontally), as RGBA floats; `scratch` one row
+ * and `radius` pixels either side. */
 void gaussian_row(Window *w, const float *kernel, int radius, int y, float *out, float *scratch);
 
 /* A stage that blurs its window's rows by a Gaussian (`blur`: row `at`, as floats) and makes its output row from them: the
