@@ -126,17 +126,20 @@ static void box_radii(double sigma, int radii[3]) {
   for (int i = 0; i < n; i++) radii[i] = ((i < m ? wl : wu) - 1) / 2;
 }
 
-/* One box along a row, edges extended: out[x] = mean of in[x - r .. x + r], for 4 interleaved channels. */
+/* A pixel's four channels as 32-bit lanes. */
+static inline v128_t pixel(const uint8_t *p) { return wasm_u32x4_extend_low_u16x8(wasm_u16x8_extend_low_u8x16(wasm_v128_load32_zero(p))); }
+
+/* One box along a row, edges extended: out[x] = mean of in[x - r .. x + r], the four channels of a pixel at once. */
 static void box_row(const uint8_t *in, uint8_t *out, int width, int r) {
-  const float inverse = 1.0f / (2 * r + 1);
-  for (int c = 0; c < 4; c++) {
-    int sum = 0;
-    for (int i = -r; i <= r; i++) sum += in[4 * (i < 0 ? 0 : i >= width ? width - 1 : i) + c];
-    for (int x = 0; x < width; x++) {
-      out[4 * x + c] = (uint8_t)(sum * inverse + 0.5f);
-      const int add = x + r + 1, drop = x - r;
-      sum += in[4 * (add >= width ? width - 1 : add) + c] - in[4 * (drop < 0 ? 0 : drop) + c];
-    }
+  const v128_t inverse = wasm_f32x4_splat(1.0f / (2 * r + 1)), half = wasm_f32x4_splat(0.5f);
+  v128_t sum = wasm_i32x4_splat(0);
+  for (int i = -r; i <= r; i++) sum = wasm_i32x4_add(sum, pixel(in + 4 * (i < 0 ? 0 : i >= width ? width - 1 : i)));
+  for (int x = 0; x < width; x++) {
+    v128_t v = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_convert_i32x4(sum), inverse), half));
+    v = wasm_i16x8_narrow_i32x4(v, v);
+    wasm_v128_store32_lane(out + 4 * x, wasm_u8x16_narrow_i16x8(v, v), 0);
+    const int add = x + r + 1, drop = x - r;
+    sum = wasm_i32x4_sub(wasm_i32x4_add(sum, pixel(in + 4 * (add >= width ? width - 1 : add))), pixel(in + 4 * (drop < 0 ? 0 : drop)));
   }
 }
 
