@@ -16,6 +16,9 @@
 /* Above this sigma, boxes: the kernel's 6 sigma taps a pixel would cost more than the boxes' fixed work. */
 #define BOX_FROM 3.0
 
+/* A pixel's four channels as 32-bit lanes. */
+static inline v128_t pixel(const uint8_t *p) { return wasm_u32x4_extend_low_u16x8(wasm_u16x8_extend_low_u8x16(wasm_v128_load32_zero(p))); }
+
 void window_open(Window *w, Rows *in, int radius) {
   w->in = in;
   w->radius = radius;
@@ -60,8 +63,11 @@ void gaussian_row(Window *w, const float *kernel, int radius, int y, float *out,
   memset(mid, 0, sizeof(float) * n);
   for (int i = -radius; i <= radius; i++) {
     const uint8_t *row = window_row(w, y + i);
-    const float k = kernel[i + radius];
-    for (int x = 0; x < n; x++) mid[x] += k * row[x];
+    const v128_t k = wasm_f32x4_splat(kernel[i + radius]);
+    for (int x = 0; x < n; x += 4) {
+      const v128_t v = wasm_f32x4_convert_i32x4(pixel(row + x));
+      wasm_v128_store(mid + x, wasm_f32x4_add(wasm_v128_load(mid + x), wasm_f32x4_mul(k, v)));
+    }
   }
   for (int i = 1; i <= radius; i++) {
     memcpy(mid - 4 * i, mid, 4 * sizeof(float));
@@ -125,9 +131,6 @@ static void box_radii(double sigma, int radii[3]) {
   const int m = (int)lround((12 * sigma * sigma - n * wl * wl - 4 * n * wl - 3 * n) / (-4.0 * wl - 4));
   for (int i = 0; i < n; i++) radii[i] = ((i < m ? wl : wu) - 1) / 2;
 }
-
-/* A pixel's four channels as 32-bit lanes. */
-static inline v128_t pixel(const uint8_t *p) { return wasm_u32x4_extend_low_u16x8(wasm_u16x8_extend_low_u8x16(wasm_v128_load32_zero(p))); }
 
 /* One box along a row, edges extended: out[x] = mean of in[x - r .. x + r], the four channels of a pixel at once. */
 static void box_row(const uint8_t *in, uint8_t *out, int width, int r) {
