@@ -58,6 +58,10 @@ interface LeanExports {
   px_resize(width: number, height: number): void
   px_pad(width: number, height: number, r: number, g: number, b: number, a: number): void
   px_flatten(r: number, g: number, b: number): void
+  px_blur(sigma: number): void
+  px_sharpen(sigma: number, amount: number): void
+  px_adjust(brightness: number, contrast: number, gamma: number, saturation: number): void
+  px_border_box(tolerance: number): number
   px_width(): number
   px_height(): number
   px_alpha(): number
@@ -593,6 +597,26 @@ export class LeanCodec {
     this.exports.px_flatten(r, g, b)
   }
 
+  /** Filters after the resample: a Gaussian blur (op_blur.c), an unsharp mask (op_sharpen.c), colour adjustments (op_adjust.c). */
+  blurRows(sigma: number): void {
+    this.exports.px_blur(sigma)
+  }
+
+  sharpenRows(sigma: number, amount: number): void {
+    this.exports.px_sharpen(sigma, amount)
+  }
+
+  adjustRows({ brightness, contrast, gamma, saturation }: { brightness: number; contrast: number; gamma: number; saturation: number }): void {
+    this.exports.px_adjust(brightness, contrast, gamma, saturation)
+  }
+
+  /** Sink for trim=border (op_trim.c): the box inside the rows' uniform border, within `tolerance` (0-255) of the top left pixel. */
+  rowsBorderBox(tolerance: number): { x: number; y: number; width: number; height: number } {
+    const ptr = this.exports.px_border_box(tolerance)
+    const [x, y, width, height] = new Int32Array(this.memory.buffer, ptr, 4)
+    return { x: x!, y: y!, width: width!, height: height! }
+  }
+
   /** The size the rows have now, and whether they may have alpha. */
   rowsSize(): { width: number; height: number; alpha: boolean } {
     return { width: this.exports.px_width(), height: this.exports.px_height(), alpha: this.exports.px_alpha() !== 0 }
@@ -753,6 +777,16 @@ export class LeanCodec {
     const data = new Uint8ClampedArray(this.memory.buffer, ptr, width * height * 4).slice()
     this.exports.lean_free(ptr)
     return new ImageData(data, width, height)
+  }
+
+  /** RGBA pixels through the row stages `stages` adds (the filters), as a new view of the instance; the pixels are taken over. */
+  throughRows(image: ImageData, stages: () => void): ImageData {
+    const ptr = this.pixelsIn(image)
+    this.exports.px_pixels(ptr, image.width, image.height, 1)
+    stages()
+    const out = this.rowsToRgba()
+    this.exports.lean_free(ptr)
+    return out
   }
 
   /** quality=auto's sample of whole RGBA pixels, as rowsToSample makes it of rows; the pixels are left as they are. */

@@ -14,9 +14,11 @@ import { inputAsAnswer, metadataFor, withMetadata } from './metadata'
 import { chooseOutput, formatCandidates } from './negotiate'
 import type { CompressOptions } from './options'
 import { byteLength, type Encoded, joined, type Outcome } from './respond'
-import { convertRows, type RowsInput, sampleRows, scoreRows } from './rows'
+import { filtersOf } from './filters'
+import { convertRows, pixelProbes, type RowsInput, sampleRows, scoreRows } from './rows'
+import { planTransforms } from './stages'
 import { readHeader, uprightSize } from './sniff'
-import { applyGeometry, fitToDecoded, flatten, type Geometry, hasTransparency, paddingColour, parseColour, planGeometry } from './transform'
+import { applyGeometry, fitToDecoded, flatten, type Geometry, hasTransparency, paddingColour, parseColour } from './transform'
 
 /** One run of steps 4-6. */
 interface Pass {
@@ -126,13 +128,19 @@ export interface ConversionInput {
  */
 export async function convertImage({ bytes, options, accept, filename }: ConversionInput, limits: Limits): Promise<Outcome> {
   // 2. sniff: format from magic bytes, dimensions and orientation from the header
-  const header = { ...readHeader(bytes), fileBytes: bytes.length }
-  const upright = uprightSize(header)
+  const sniffed = { ...readHeader(bytes), fileBytes: bytes.length }
 
-  // 3. limits and plan: everything below is known before decoding; format=auto takes the first
-  //    candidate format whose plan fits the memory budget, counting the lean memory the isolate keeps
-  checkInput(header, limits)
-  const geometry = planGeometry(upright.width, upright.height, options)
+  // 3. limits and plan: everything below is known before decoding (but a border to trim and gravity=auto's window,
+  //    each a pass over the pixels first); format=auto takes the first candidate format whose plan fits the memory
+  //    budget, counting the lean memory the isolate keeps
+  checkInput(sniffed, limits)
+  // the turn (EXIF, flip, rotate) composed into the header's orientation, trim and gravity into the geometry's crop
+  // (trim=border's and gravity=auto's passes over the pixels count as transform time)
+  const probeClock = new Stopwatch()
+  const { header, geometry: placed, chosen } = planTransforms(sniffed, options, pixelProbes(bytes))
+  const probeMs = (options.trim !== undefined && 'border' in options.trim) || options.gravity === 'auto' ? await probeClock.lap() : 0
+  const upright = uprightSize(header)
+  const geometry = { ...placed, filters: filtersOf(options) }
   const { width: outWidth, height: outHeight } = geometry.canvas
   const candidates = formatCandidates(options.format, header, accept, geometry.canvas, options.animated)
   const choice = chooseOutput(candidates, header, geometry, options, limits, leanResidentMiB())
@@ -247,7 +255,7 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
   if (options.max_bytes !== undefined) ({ pass, quality } = await fitInto(options.max_bytes, format, settings, pass, encodeAt, options.lossless === true, { spentMs: searchMs, cpuLimitMs: limits.cpuLimitMs }))
   const { output, size, palette } = pass
   // quality=auto's search (sample, trial encodes, scores) and a flat GIF's probe count as encoding
-  const timings = { ...pass.timings, encode: pass.timings.encode + searchMs }
+  const timings = { ...pass.timings, transform: pass.timings.transform + probeMs, encode: pass.timings.encode + searchMs }
   if (pass.colourConverted) unchanged = false
 
   const original = output === undefined || (unchanged && byteLength(output) >= candidateBytes)
@@ -258,7 +266,8 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
   return {
     bytes: answer,
     format,
-    input: { format: header.format, bytes: bytes.length, width: upright.width, height: upright.height },
+    input: { format: header.format, bytes: bytes.length, ...uprightSize(sniffed) },
+    crop: chosen,
     output: size,
     original,
     frames: pass.frames ?? 1,

@@ -5,6 +5,7 @@ import type { Limits } from '../env'
 import { ApiError } from '../errors'
 import { sampleSpansOf, type Span } from './auto-quality'
 import { type ImageHeader, uprightSize } from './sniff'
+import { filtersMiB } from './filters'
 import { DECODE_SCALES, decodeScale, type Geometry, isIdentity } from './transform'
 
 /**
@@ -300,6 +301,8 @@ export interface ConversionPlan {
   resized: boolean
   /** `contain` pads the resized image onto a larger canvas (in JavaScript). */
   padded: boolean
+  /** MiB the filters after the resample hold (sharpen, blur, colour adjustments; src/pipeline/filters.ts), 0 without any. */
+  filterMiB: number
   /** Lossless output (WebP's lossless coder needs more memory than its lossy one). */
   lossless: boolean
   /** quality=auto: the sample is scored before the encode (`searchMiB`). */
@@ -361,6 +364,7 @@ function planRoute(header: ImageHeader, format: OutputFormat, geometry: Geometry
     height: canvas.height,
     resized: resize.width !== crop.width || resize.height !== crop.height,
     padded: resize.width !== canvas.width || resize.height !== canvas.height,
+    filterMiB: geometry.filters ? filtersMiB(geometry.filters, resize.width) : 0,
     lossless: settings.lossless,
     autoQuality: settings.autoQuality !== undefined,
     checkWhole: false,
@@ -386,7 +390,9 @@ function planRoute(header: ImageHeader, format: OutputFormat, geometry: Geometry
   const srgb = header.colour === 'srgb'
   if (header.format === 'jpeg' && sameSize && srgb) {
     if (format === 'webp' && !settings.lossless && header.orientation > 1) return { ...at(8), route: 'jpeg-to-webp' }
-    if (format === 'jpeg' && (fast || !mozjpeg(rows(8)))) return { ...at(8), route: 'jpeg-to-jpeg' }
+    // (a turned one that does not fit this way may still fit as rows into a baseline JPEG: 16 MP rotated 90, say)
+    const same: ConversionPlan = { ...at(8), route: 'jpeg-to-jpeg' }
+    if (format === 'jpeg' && (fast || !mozjpeg(rows(8))) && (fits(same) || header.orientation === 1)) return same
   }
   if (header.format === 'webp' && sameSize && srgb && header.orientation === 1 && header.frames === 1 && !header.hasAlpha && !header.lossless) {
     if (format === 'webp' && !settings.lossless) return { ...at(8), route: 'webp-to-webp' }
@@ -469,7 +475,9 @@ export function estimateLeanMiB(plan: ConversionPlan): number {
   // Lossless WebP's term was fitted on pixels handed over already.
   const handedOver = !touchedInJs && !(plan.format === 'webp' && plan.lossless)
   const encode = encoder.baseMiB + encoder.perMP * outMP - (handedOver ? m.copyInPerMP[plan.format === 'jpeg' ? 'jpeg' : 'webp'] * outMP : 0)
-  return decode + resize + encode
+  // (the filters read the resampled pixels as rows into a new image: its copy, and their windows)
+  const filters = plan.filterMiB > 0 ? plan.filterMiB + 4 * outMP : 0
+  return decode + resize + encode + filters
 }
 
 /** A progressive JPEG's coefficient buffers for every scan (`progressiveJpegPerMP`), 0 for any other input. */
@@ -513,7 +521,7 @@ function framesLeanMiB(plan: ConversionPlan): number {
   const answerMiB = isFlatGif(header) ? Math.min(fileMiB, f.losslessFileMiBPerMP * outMP * header.frames) : f.losslessFileMiBPerMP * outMP * header.frames
   const encoder = plan.lossless ? f.losslessPerMP * outMP + f.losslessAnswerCopies * answerMiB : f.lossyPerMP * outMP
   const colour = header.colour === 'srgb' ? 0 : MEMORY_MODEL.rows.colourMiB
-  return f.baseMiB + source.filePerMiB * fileMiB + source.perMP * inMP + colour + (plan.resized ? plan.ringMiB : 0) + encoder
+  return f.baseMiB + source.filePerMiB * fileMiB + source.perMP * inMP + colour + (plan.resized ? plan.ringMiB : 0) + plan.filterMiB + encoder
 }
 
 /** estimateLeanMiB for the row pipeline (MEMORY_MODEL.rows). */
@@ -568,7 +576,7 @@ function rowsSourceMiB(plan: ConversionPlan, progressive: number): number {
   const turned = header.orientation > 1 ? r.turnedPerMP * decodedMP : 0
   const resize = plan.resized ? plan.ringMiB : 0
   const colour = header.colour === 'srgb' ? 0 : r.colourMiB
-  return r.baseMiB + file + source + turned + resize + colour
+  return r.baseMiB + file + source + turned + resize + plan.filterMiB + colour
 }
 
 /**
@@ -578,8 +586,8 @@ function rowsSourceMiB(plan: ConversionPlan, progressive: number): number {
  * @example
  * if (mayAnswerWithInput(plan) && byteLength(output) >= bytes.length) output = bytes
  */
-export const mayAnswerWithInput = ({ format, header, resized, padded, cropPixels, route }: ConversionPlan): boolean =>
-  format === header.format && header.orientation === 1 && !resized && !padded && cropPixels === header.width * header.height &&
+export const mayAnswerWithInput = ({ format, header, resized, padded, filterMiB, cropPixels, route }: ConversionPlan): boolean =>
+  format === header.format && header.orientation === 1 && !resized && !padded && filterMiB === 0 && cropPixels === header.width * header.height &&
   // an animation is the same pixels only when every frame is converted
   (header.frames === 1 || route === 'frames')
 

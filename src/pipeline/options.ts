@@ -7,6 +7,41 @@ const flag = z
 
 const dimension = z.coerce.number().int().min(1).max(16384)
 
+const SIDES = { center: [0.5, 0.5], centre: [0.5, 0.5], top: [0.5, 0], bottom: [0.5, 1], left: [0, 0.5], right: [1, 0.5], 'top-left': [0, 0], 'top-right': [1, 0], 'bottom-left': [0, 1], 'bottom-right': [1, 1] } as const
+const FOCAL = /^(0(?:\.\d+)?|1(?:\.0*)?|\.\d+)x(0(?:\.\d+)?|1(?:\.0*)?|\.\d+)$/
+
+/** Where a crop is placed: a focal point as fractions of the image (0x0 its top left), or `auto` (src/pipeline/smartcrop.ts). */
+export type Gravity = { x: number; y: number } | 'auto'
+
+const gravity = z
+  .string()
+  .refine((value) => value === 'auto' || Object.hasOwn(SIDES, value) || FOCAL.test(value), 'must be center, a side (top, bottom, left, right), a corner (top-left, ...), auto, or a focal point XxY as fractions such as 0.5x0.2')
+  .transform((value): Gravity => {
+    if (value === 'auto') return 'auto'
+    const side = SIDES[value as keyof typeof SIDES]
+    const [x, y] = side ?? value.split('x').map(Number)
+    return { x: x!, y: y! }
+  })
+
+/** `trim`: pixels cut from each edge (before any rotation), or a uniform border found in the pixels with a tolerance (0-255). */
+export type Trim = { top: number; right: number; bottom: number; left: number } | { border: number }
+
+const trim = z
+  .string()
+  .regex(/^(border(:\d{1,3})?|\d{1,5};\d{1,5};\d{1,5};\d{1,5})$/, 'must be top;right;bottom;left in pixels (such as 10;0;10;0), border, or border:<tolerance 0-255>')
+  .transform((value): Trim => {
+    if (value.startsWith('border')) return { border: Math.min(255, Number(value.split(':')[1] ?? DEFAULT_BORDER_TOLERANCE)) }
+    const [top, right, bottom, left] = value.split(';').map(Number)
+    return { top: top!, right: right!, bottom: bottom!, left: left! }
+  })
+
+/** A colour adjustment's factor, 1 for unchanged (Cloudflare's meaning), applied after resizing and filters. */
+const factor = (description: string, min = 0) =>
+  z.coerce.number().min(min).max(10).optional().openapi({ type: 'number', minimum: min, maximum: 10, description: `${description} Range ${min}-10.` })
+
+/** trim=border's tolerance: how far (largest channel difference, 0-255) a pixel may be from the border's colour and still be border. */
+export const DEFAULT_BORDER_TOLERANCE = 10
+
 /**
  * The options of POST /api/compress, as query parameters or multipart form fields of the same names.
  * Unknown names are an error: an option a client misspells must not be silently ignored.
@@ -36,7 +71,41 @@ export const CompressOptionsSchema = z.strictObject({
   width: dimension.optional().openapi({ description: 'Target width in pixels; resampled with Lanczos3 (colour weighted by alpha).' }),
   height: dimension.optional().openapi({ description: 'Target height in pixels.' }),
   fit: z.enum(['inside', 'cover', 'contain', 'fill', 'crop']).default('inside').openapi({ description: 'How to fit width x height. `crop` (Cloudflare\'s): as `cover`, never enlarged, and an image smaller than the box on a side keeps that side whole instead of being cropped to the box\'s aspect ratio.' }),
+  gravity: gravity
+    .default({ x: 0.5, y: 0.5 })
+    .openapi({ type: 'string', default: 'center', description: 'With fit=cover: which part of the image the crop keeps. `center`, a side (`top`, `bottom`, `left`, `right`), a corner (`top-left`, `top-right`, `bottom-left`, `bottom-right`), a focal point `XxY` as fractions of the image (`0.5x0.2`: the middle, a fifth from the top; the crop is centred on it as far as the edges allow), or `auto`: the window whose edges, saturated and skin-like colours draw the eye most, found on a small preview (`X-Crop` says the window, in pixels of the image after trim and rotation).' }),
+  trim: trim
+    .optional()
+    .openapi({ type: 'string', description: 'Cut before resizing and rotating (after EXIF orientation): `top;right;bottom;left` in pixels (`20;0;20;0`), or `border`: a uniform border, the colour of the top-left pixel within a tolerance (`border:<0-255>`, default 10), found in the pixels.' }),
+  rotate: z
+    .enum(['0', '90', '180', '270'])
+    .transform(Number)
+    .optional()
+    .openapi({ type: 'string', enum: ['0', '90', '180', '270'], description: 'Turn clockwise by this many degrees, after EXIF orientation and `flip`; `width` and `height` are those of the turned image.' }),
+  flip: z.enum(['h', 'v', 'hv']).optional().openapi({ description: 'Mirror: `h` left to right, `v` top to bottom, `hv` both; before `rotate`.' }),
+  dpr: z.coerce
+    .number()
+    .min(1)
+    .max(4)
+    .optional()
+    .openapi({ type: 'number', minimum: 1, maximum: 4, description: 'Device pixel ratio 1-4: multiplies `width` and `height` (still never larger than the input without `enlarge`).' }),
   enlarge: flag.default(false).openapi({ default: 'false', description: 'Allow output larger than the input.' }),
+  sharpen: z.coerce
+    .number()
+    .min(0)
+    .max(10)
+    .optional()
+    .openapi({ type: 'number', minimum: 0, maximum: 10, description: 'Sharpen 0-10 after resizing (an unsharp mask of 1 px; 1 suits a downscaled photo).' }),
+  blur: z.coerce
+    .number()
+    .min(1)
+    .max(250)
+    .optional()
+    .openapi({ type: 'number', minimum: 1, maximum: 250, description: 'Gaussian blur 1-250 after resizing, in output pixels (sigma = blur / 2, as Cloudflare\'s); `sharpen` is then ignored. A small image with blur makes a cheap placeholder.' }),
+  brightness: factor('Brightness: each colour multiplied (1 unchanged, 0.5 half, 2 double).'),
+  contrast: factor('Contrast: colours stretched away from mid-grey (1 unchanged, 0.5 flat, 2 strong).'),
+  gamma: factor('Gamma: colours raised to 1 / gamma (1 unchanged, 0.5 darker, 2 lighter).', 0.1),
+  saturation: factor('Saturation: colours moved away from their grey (1 unchanged, 0 grey, 2 double).'),
   background: z
     .string()
     .regex(/^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a hex colour such as ffffff or #fff')

@@ -8,10 +8,13 @@ import { DecodeFailure, type EncodeSettings } from '../codecs/types'
 import type { Limits } from '../env'
 import type { Stopwatch } from '../lib/stopwatch'
 import { decodeImage, leanPass } from './codec'
-import { answerStreams, checkAlphaPlane, type ConversionPlan } from './limits'
+import { answerStreams, checkAlphaPlane, type ConversionPlan, hasRowSource } from './limits'
 import type { Metadata } from './metadata'
 import type { Encoded } from './respond'
 import { type ImageHeader, readHeader, uprightSize } from './sniff'
+import { addFilters } from './filters'
+import { bestWindow, PREVIEW_SIDE, saliency } from './smartcrop'
+import type { PixelProbes } from './stages'
 import { fitToDecoded, type Geometry, hasTransparency, paddingColour } from './transform'
 
 export interface RowsResult {
@@ -156,6 +159,56 @@ function buildRows(lean: LeanCodec, { bytes, plan, geometry, background, metadat
   return converted
 }
 
+/**
+ * What trim=border and gravity=auto read of the pixels (src/pipeline/stages.ts), each a pass of its own over the turned
+ * image before the conversion: the border's box at full size (op_trim.c's sink), gravity=auto's preview (PREVIEW_SIDE
+ * on its longer side; a JPEG decoded at 1/8 where that leaves enough, a WebP shrunk by libwebp) scored by smartcrop.ts.
+ *
+ * @example
+ * const { geometry } = planTransforms(header, options, pixelProbes(bytes))
+ */
+export function pixelProbes(bytes: Uint8Array): PixelProbes {
+  return {
+    borderBox(header, tolerance) {
+      // (an animated WebP or PNG, decoded whole by its route, has no row source to probe: it keeps its whole box)
+      if (!hasRowSource(header)) return { x: 0, y: 0, ...uprightSize(header) }
+      const { lean, run } = leanPass(header)
+      return run(() => {
+        openSource(lean, bytes, header, 8)
+        lean.orientRows(header.orientation)
+        return lean.rowsBorderBox(tolerance)
+      })
+    },
+    smartCrop(header, region, width, height) {
+      if (!hasRowSource(header)) return { x: Math.floor((region.width - width) / 2), y: Math.floor((region.height - height) / 2) }
+      const { lean, run } = leanPass(header)
+      const upright = uprightSize(header)
+      const long = Math.max(region.width, region.height)
+      // the smallest decode that leaves the region at least the preview's size
+      const scale = header.format === 'jpeg' || (header.format === 'webp' && header.frames === 1) ? [1, 2, 4, 8].find((s) => (long * s) / 8 >= PREVIEW_SIDE) ?? 8 : 8
+      const f = Math.min(1, PREVIEW_SIDE / long)
+      const size = { width: Math.max(1, Math.round(region.width * f)), height: Math.max(1, Math.round(region.height * f)) }
+      const preview = run(() => {
+        openSource(lean, bytes, header, scale)
+        lean.orientRows(header.orientation)
+        const planned: Geometry = { crop: region, resize: size, canvas: size }
+        const { crop } = fitToDecoded(planned, upright, lean.rowsSize())
+        lean.cropRows(crop)
+        lean.resizeRows(size.width, size.height)
+        const image = lean.rowsToRgba()
+        return new ImageData(image.data.slice(), image.width, image.height)
+      })
+      const fx = size.width / region.width
+      const fy = size.height / region.height
+      const best = bestWindow(saliency(preview), size.width, size.height, Math.round(width * fx), Math.round(height * fy))
+      return {
+        x: Math.max(0, Math.min(region.width - width, Math.round(best.x / fx))),
+        y: Math.max(0, Math.min(region.height - height, Math.round(best.y / fy))),
+      }
+    },
+  }
+}
+
 /** The row source for an input: a JPEG at its DCT scale, a PNG, a GIF's first frame, an AVIF, a still WebP at its rescale. */
 export function openSource(lean: LeanCodec, bytes: Uint8Array, header: ImageHeader, scale: number): void {
   if (header.format === 'jpeg') {
@@ -177,8 +230,8 @@ export function openSource(lean: LeanCodec, bytes: Uint8Array, header: ImageHead
 }
 
 /**
- * The transforms after the source, as the geometry asks for them: the EXIF turn, the crop, the Lanczos3 resample, the
- * padding and, for a format without alpha, the flattening (also each frame of an animation's, src/pipeline/frames.ts).
+ * The transforms after the source, as the geometry asks for them: the turn (EXIF, rotate and flip in one), the crop (trim
+ * and gravity in one window), the Lanczos3 resample, the filters (sharpen or blur, colour adjustments), the padding and, for a format without alpha, the flattening (also each frame of an animation's, src/pipeline/frames.ts).
  */
 export function addTransforms(
   lean: LeanCodec,
@@ -193,6 +246,7 @@ export function addTransforms(
   const { crop, resize, canvas } = fitToDecoded(geometry, uprightSize(header), decoded)
   lean.cropRows(crop)
   lean.resizeRows(resize.width, resize.height)
+  addFilters(lean, geometry.filters)
   lean.padRows(canvas.width, canvas.height, padding)
   if (!keepsAlpha) lean.flattenRows(background)
 }

@@ -1,6 +1,7 @@
 import { leanCodec } from '../../wasm'
 import { encoderMemoryCap } from '../codecs/types'
-import type { CompressOptions } from './options'
+import { addFilters, type Filters } from './filters'
+import type { CompressOptions, Gravity } from './options'
 
 export type Fit = CompressOptions['fit']
 
@@ -12,20 +13,32 @@ export interface Geometry {
   resize: { width: number; height: number }
   /** Final canvas; larger than `resize` only for contain, which centres the image on it. */
   canvas: { width: number; height: number }
+  /** Sharpen or blur, then colour adjustments, on the resampled pixels (src/pipeline/filters.ts). */
+  filters?: Filters | undefined
 }
 
 /**
+ * Where a crop of `size` pixels starts in `whole` pixels to keep `focus` (a fraction of `whole`) at its middle, as far as
+ * the edges allow: 0 keeps the start, 1 the end, 0.5 the middle (rounded down, as the centred crop always was).
+ */
+export const placeCrop = (whole: number, size: number, focus: number): number =>
+  Math.max(0, Math.min(whole - size, Math.floor(focus * whole - size / 2 + 1e-9)))
+
+/**
  * The fit maths: from the upright source size and the requested box, where every pixel goes.
- * Without `enlarge` the image is never scaled up.
+ * Without `enlarge` the image is never scaled up. A cover crop is placed by `gravity` (centred by default;
+ * `auto` is placed by the caller, src/pipeline/smartcrop.ts, and centred here).
  *
  * @example
  * planGeometry(4000, 3000, { width: 800, fit: 'inside', enlarge: false }).canvas // { width: 800, height: 600 }
+ * planGeometry(4000, 3000, { width: 300, height: 300, fit: 'cover', enlarge: false, gravity: { x: 0, y: 0.5 } }).crop.x // 0
  */
 export function planGeometry(
   srcWidth: number,
   srcHeight: number,
-  { width, height, fit, enlarge }: Pick<CompressOptions, 'width' | 'height' | 'fit' | 'enlarge'>,
+  { width, height, fit, enlarge, gravity }: Pick<CompressOptions, 'width' | 'height' | 'fit' | 'enlarge'> & { gravity?: Gravity },
 ): Geometry {
+  const focus = gravity === undefined || gravity === 'auto' ? { x: 0.5, y: 0.5 } : gravity
   const whole = { x: 0, y: 0, width: srcWidth, height: srcHeight }
   const limit = (scale: number) => (enlarge ? scale : Math.min(1, scale))
   const round = (value: number) => Math.max(1, Math.round(value))
@@ -54,8 +67,8 @@ export function planGeometry(
       const cropWidth = Math.min(srcWidth, round(scale < wanted ? srcHeight * (width / height) : width / scale))
       const cropHeight = Math.min(srcHeight, round(scale < wanted ? srcWidth * (height / width) : height / scale))
       const crop = {
-        x: Math.floor((srcWidth - cropWidth) / 2),
-        y: Math.floor((srcHeight - cropHeight) / 2),
+        x: placeCrop(srcWidth, cropWidth, focus.x),
+        y: placeCrop(srcHeight, cropHeight, focus.y),
         width: cropWidth,
         height: cropHeight,
       }
@@ -116,7 +129,7 @@ export function fitToDecoded(geometry: Geometry, planned: { width: number; heigh
 }
 
 export const isIdentity = (g: Geometry, srcWidth: number, srcHeight: number): boolean =>
-  g.crop.width === srcWidth && g.crop.height === srcHeight && g.canvas.width === srcWidth && g.canvas.height === srcHeight
+  !g.filters && g.crop.width === srcWidth && g.crop.height === srcHeight && g.canvas.width === srcWidth && g.canvas.height === srcHeight
 
 /**
  * Turn stored pixels upright for an EXIF-style orientation (2-8), for decoders that do not do it
@@ -206,7 +219,7 @@ export function flatten(image: ImageData, [r, g, b]: [number, number, number]): 
 }
 
 /**
- * Step 5: crop, resample and pad, as the geometry says. The resample is Lanczos3 over the whole factor
+ * Step 5: crop, resample, filter and pad, as the geometry says. The resample is Lanczos3 over the whole factor
  * (wasm/lean/resample.c), with no box shrink first: a box pass scored 1.5-13.5 dB further from a full
  * Lanczos3 and saved no time (docs/benchmarks.md, item 17). Premultiplied alpha only when there is
  * transparency (it cannot change opaque pixels).
@@ -216,6 +229,10 @@ export function applyGeometry(image: ImageData, geometry: Geometry, padding: [nu
   const { width, height } = geometry.resize
   if (result.width !== width || result.height !== height) {
     result = leanCodec(encoderMemoryCap()).resizeRgba(result, width, height, hasTransparency(result))
+  }
+  if (geometry.filters) {
+    const lean = leanCodec(encoderMemoryCap())
+    result = lean.throughRows(result, () => addFilters(lean, geometry.filters))
   }
   return padRgba(result, geometry.canvas, padding)
 }

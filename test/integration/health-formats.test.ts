@@ -108,7 +108,10 @@ describe('formats', () => {
   it('lists the request options', async () => {
     const { options } = (await (await get('/api/formats')).json()) as { options: string[] }
     expect([...options].sort()).toEqual(
-      ['animated', 'background', 'colors', 'effort', 'enlarge', 'fit', 'format', 'height', 'lossless', 'max_bytes', 'metadata', 'quality', 'response', 'target', 'width'].sort(),
+      [
+        'animated', 'background', 'blur', 'brightness', 'colors', 'contrast', 'dpr', 'effort', 'enlarge', 'fit', 'flip', 'format', 'gamma', 'gravity', 'height',
+        'lossless', 'max_bytes', 'metadata', 'quality', 'response', 'rotate', 'saturation', 'sharpen', 'target', 'trim', 'width',
+      ].sort(),
     )
   })
 

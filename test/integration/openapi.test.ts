@@ -107,10 +107,10 @@ describe('openapi.json', () => {
     const res = await compress(fixture('photo.jpg'), { format: 'webp', width: 64, response: 'json' })
     const body = (await res.json()) as Record<string, unknown>
     expect(schema.required?.sort()).toEqual(Object.keys(body).sort())
-    // The optional fields: quality with quality=auto or max_bytes, score with quality=auto, palette for a lossy PNG; a lossy
-    // PNG of quality=auto that max_bytes did not have to lower has all three.
-    expect(Object.keys(schema.properties).filter((key) => !schema.required?.includes(key)).sort()).toEqual(['palette', 'quality', 'score'])
-    const fitted = (await (await compress(fixture('photo.jpg'), { format: 'png', quality: 'auto', width: 64, response: 'json', max_bytes: 100_000, effort: 0 })).json()) as Record<string, unknown>
+    // The optional fields: quality with quality=auto or max_bytes, score with quality=auto, palette for a lossy PNG, crop with
+    // gravity=auto; a lossy PNG of quality=auto that max_bytes did not have to lower, cropped at gravity=auto, has all four.
+    expect(Object.keys(schema.properties).filter((key) => !schema.required?.includes(key)).sort()).toEqual(['crop', 'palette', 'quality', 'score'])
+    const fitted = (await (await compress(fixture('photo.jpg'), { format: 'png', quality: 'auto', width: 64, height: 64, fit: 'cover', gravity: 'auto', response: 'json', max_bytes: 100_000, effort: 0 })).json()) as Record<string, unknown>
     expect(Object.keys(fitted).sort()).toEqual(Object.keys(schema.properties).sort())
   })
 

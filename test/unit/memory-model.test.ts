@@ -562,3 +562,14 @@ describe('memory model', () => {
     expect(estimateMiB(plan)).toBeGreaterThan(estimateMiB({ ...plan, resized: false }))
   })
 })
+
+describe('a turned JPEG kept at its size', () => {
+  it('goes as rows into a baseline JPEG where the one-pass turn does not fit (16 MP, rotate=90 or EXIF 6)', () => {
+    const header = { ...headerOf('jpeg', 4608, 3456), orientation: 6, fileBytes: 2.9 * 2 ** 20 }
+    const geometry = planGeometry(3456, 4608, { width: undefined, height: undefined, fit: 'inside', enlarge: false })
+    const limits = limitsOf(env)
+    const plan = planConversion(header, 'jpeg', geometry, encodeSettings('jpeg', {}, 4608 * 3456, true), limits)
+    expect([plan.route, plan.bufferedJpeg]).toEqual(['rows', false])
+    expect(estimateMiB(plan)).toBeLessThanOrEqual(limits.memoryBudgetMiB)
+  })
+})

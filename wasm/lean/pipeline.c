@@ -257,10 +257,23 @@ EXPORT(px_flatten) void px_flatten(int r, int g, int b) {
   pipe = rows_flatten(built(), colour);
 }
 
+/** Filters after the resample (op_blur.c, op_sharpen.c, op_adjust.c). */
+EXPORT(px_blur) void px_blur(double sigma) { pipe = rows_blur(built(), sigma); }
+EXPORT(px_sharpen) void px_sharpen(double sigma, double amount) { pipe = rows_sharpen(built(), sigma, amount); }
+EXPORT(px_adjust) void px_adjust(double brightness, double contrast, double gamma, double saturation) {
+  pipe = rows_adjust(built(), brightness, contrast, gamma, saturation);
+}
+
 EXPORT(px_width) int px_width(void) { return built()->width; }
 EXPORT(px_height) int px_height(void) { return built()->height; }
 EXPORT(px_alpha) int px_alpha(void) { return built()->alpha; }
 
+/** trim=border (op_trim.c): the box inside the rows' uniform border, as x, y, width, height. */
+static int32_t box[4];
+EXPORT(px_border_box) int32_t *px_border_box(int tolerance) {
+  border_box(take(), tolerance, box);
+  return box;
+}
 /** The whole image as RGBA (for the encoders outside the lean codec); JS reads it in place. */
 EXPORT(px_to_rgba) uint8_t *px_to_rgba(void) { return rows_collect(take()); }
 /** quality=auto (score.c): the tiles of the rows the score is computed on, at `nx` column spans then `ny` row spans (start, length). */

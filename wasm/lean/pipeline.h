@@ -41,9 +41,13 @@ Rows *rows_resize(Rows *in, int width, int height, int premultiply); /* resample
 Rows *rows_pad(Rows *in, int width, int height, const uint8_t fill[4]);
 Rows *rows_flatten(Rows *in, const uint8_t background[3]);
 Rows *rows_remap(Rows *in); /* quant.c: to the palette quant_build made, dithered */
+Rows *rows_blur(Rows *in, double sigma);                  /* op_blur.c: Gaussian */
+Rows *rows_sharpen(Rows *in, double sigma, double amount); /* op_sharpen.c: unsharp mask */
+Rows *rows_adjust(Rows *in, double brightness, double contrast, double gamma, double saturation); /* op_adjust.c */
 
 /* Sinks: they read every row of `in`, then close it. */
 uint8_t *rows_collect(Rows *in);
+void border_box(Rows *in, int tolerance, int32_t box[4]); /* op_trim.c: x, y, width, height inside a uniform border */
 uint8_t *mosaic_sink(Rows *in, const int32_t *columns, int nx, const int32_t *rows, int ny); /* score.c: the tiles at (start, length) spans */
 double score_sink(Rows *ref, Rows *dist, int alpha);                          /* score.c: SSIMULACRA 2 of dist's rows against ref's */
 void quant_sample(Rows *in);                                                  /* quant.c: the palette's sample (lossy PNG, first pass) */                                              /* whole RGBA image */

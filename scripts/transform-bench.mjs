@@ -1,0 +1,86 @@
+#!/usr/bin/env node
+// Each transformation alone on a 12 MP image, in the lean codec (its row stages over RGBA pixels, wasm/lean/op_*.c and
+// pipeline.c's turn) against sharp doing the same to the same raw pixels, in this process, best of --runs. sharp runs
+// on one thread (sharp.concurrency(1)), as a Worker does; the machine's other work moves both.
+//
+//   node_modules/.bin/node --experimental-transform-types scripts/transform-bench.mjs [--runs 3] [--mp 12]
+import fs from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import sharp from 'sharp'
+import '../wasm/imagedata.ts'
+import { LeanCodec } from '../wasm/lean.ts'
+import { MemoryCap } from '../wasm/cap.ts'
+import { bestWindow, PREVIEW_SIDE, saliency } from '../src/pipeline/smartcrop.ts'
+import { makeInput, SIZES } from './lib/inputs.mjs'
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const arg = (name, fallback) => {
+  const at = process.argv.indexOf(name)
+  return at > 0 ? process.argv[at + 1] : fallback
+}
+const RUNS = Number(arg('--runs', 3))
+const MP = Number(arg('--mp', 12))
+sharp.concurrency(1)
+
+const [width, height] = SIZES[MP]
+const input = await makeInput({ format: 'jpeg', width, height }, { root: ROOT, corpusDir: path.join(ROOT, '..', 'shared', 'corpus', 'photos'), cacheDir: path.join(ROOT, '.cache', 'memory-inputs'), log: console.log })
+const jpeg = fs.readFileSync(input.file)
+const module = await WebAssembly.compile(fs.readFileSync(path.join(ROOT, 'wasm/lean/lean.wasm')))
+const codec = () => new LeanCodec(module, new MemoryCap(2 ** 31))
+const pixels = (() => {
+  const lean = codec()
+  lean.rowsFromJpeg(jpeg, 8)
+  const image = lean.rowsToRgba()
+  return new ImageData(new Uint8ClampedArray(image.data), image.width, image.height)
+})()
+const raw = Buffer.from(pixels.data.buffer)
+const sharpOf = () => sharp(raw, { raw: { width, height, channels: 4 } })
+
+/** The lean codec: the pixels as a row source, `stages` added, every row collected (one copy in, one out). */
+const lean = (stages) => () => {
+  const c = codec()
+  c.throughRows(new ImageData(new Uint8ClampedArray(pixels.data), width, height), () => stages(c))
+}
+const CASES = [
+  ['copy (no stage)', lean(() => {}), () => sharpOf().raw().toBuffer()],
+  ['rotate=90', lean((c) => c.orientRows(6)), () => sharpOf().rotate(90).raw().toBuffer()],
+  ['flip=h', lean((c) => c.orientRows(2)), () => sharpOf().flop().raw().toBuffer()],
+  ['blur=4 (sigma 2, kernel)', lean((c) => c.blurRows(2)), () => sharpOf().blur(2).raw().toBuffer()],
+  ['blur=10 (sigma 5, boxes)', lean((c) => c.blurRows(5)), () => sharpOf().blur(5).raw().toBuffer()],
+  ['blur=50 (sigma 25, boxes)', lean((c) => c.blurRows(25)), () => sharpOf().blur(25).raw().toBuffer()],
+  ['blur=250 (sigma 125, boxes)', lean((c) => c.blurRows(125)), () => sharpOf().blur(125).raw().toBuffer()],
+  ['sharpen=2 (sigma 1)', lean((c) => c.sharpenRows(1, 0.7)), () => sharpOf().sharpen({ sigma: 1 }).raw().toBuffer()],
+  ['brightness, contrast, gamma, saturation', lean((c) => c.adjustRows({ brightness: 1.2, contrast: 1.1, gamma: 1.2, saturation: 1.3 })), () => sharpOf().linear(1.32, -12.75).gamma(2.2, 2.64).modulate({ saturation: 1.3 }).raw().toBuffer()],
+]
+
+async function best(run) {
+  let least = Number.POSITIVE_INFINITY
+  for (let i = 0; i < RUNS; i++) {
+    const started = performance.now()
+    await run()
+    least = Math.min(least, performance.now() - started)
+  }
+  return least
+}
+
+console.log(`| ${MP} MP (${width}x${height}) RGBA, best of ${RUNS} | lean ms | sharp ms (1 thread) | lean / sharp |\n|---|---|---|---|`)
+for (const [label, ours, theirs] of CASES) {
+  const a = await best(ours)
+  const b = await best(theirs)
+  console.log(`| ${label} | ${a.toFixed(0)} | ${b.toFixed(0)} | ${(a / b).toFixed(2)} |`)
+}
+
+// gravity=auto's cost: the JPEG decoded at 1/8, turned, resized to the preview, scored, the window found (src/pipeline/rows.ts)
+const smart = await best(() => {
+  const c = codec()
+  const { width: w, height: h } = c.rowsFromJpeg(jpeg, 1)
+  const f = PREVIEW_SIDE / Math.max(w, h)
+  const size = [Math.round(w * f), Math.round(h * f)]
+  c.resizeRows(size[0], size[1])
+  const preview = c.rowsToRgba()
+  bestWindow(saliency(new ImageData(new Uint8ClampedArray(preview.data), size[0], size[1])), size[0], size[1], size[1], size[1])
+})
+const attention = await best(() => sharp(jpeg).resize(1600, 1600, { fit: 'cover', position: sharp.strategy.attention }).raw().toBuffer())
+const centre = await best(() => sharp(jpeg).resize(1600, 1600, { fit: 'cover' }).raw().toBuffer())
+console.log(`\ngravity=auto at ${MP} MP: the preview pass ${smart.toFixed(0)} ms; sharp's attention strategy adds ${(attention - centre).toFixed(0)} ms to its 1600 px cover (${centre.toFixed(0)} ms)`)
