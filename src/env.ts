@@ -38,7 +38,7 @@ const ConfigSchema = z.object({
    */
   MAX_INPUT_PIXELS: positiveInt.default(50_000_000),
   /** Largest output, in pixels (after resize/enlarge); the memory model decides below it. */
-  MAX_OUTPUT_PIXELS: positiveInt.default(50_000_000),
+  MAX_OUTPUT_PIXELS: positiveInt.default(25_000_000),
   /** Most frames an animation converted to an animated WebP may have (a GIF of 10,000 tiny frames is refused from its header). */
   MAX_ANIMATION_FRAMES: positiveInt.default(1000),
   /**

@@ -16,7 +16,8 @@ export const AVIF_EFFORT_CAPS: EffortCaps = [
   { maxPixels: 3_000_000, maxEffort: 4 },
   { maxPixels: 6_000_000, maxEffort: 3 },
   { maxPixels: 12_000_000, maxEffort: 2 },
-  { maxPixels: Number.POSITIVE_INFINITY, maxEffort: 1 },
+  { maxPixels: 16_000_000, maxEffort: 1 },
+  { maxPixels: Number.POSITIVE_INFINITY, maxEffort: 0 },
 ]
 
 export const avif: Codec = {

@@ -42,7 +42,8 @@ export const PNG_EFFORT_CAPS: EffortCaps = [
   { maxPixels: 3_900_000, maxEffort: 5 },
   { maxPixels: 4_900_000, maxEffort: 4 },
   { maxPixels: 8_500_000, maxEffort: 3 },
-  { maxPixels: Number.POSITIVE_INFINITY, maxEffort: 2 },
+  { maxPixels: 16_000_000, maxEffort: 2 },
+  { maxPixels: Number.POSITIVE_INFINITY, maxEffort: 1 },
 ]
 
 export const png: Codec = {

@@ -20,7 +20,8 @@ export const WEBP_EFFORT_CAPS: EffortCaps = [
   { maxPixels: 450_000, maxEffort: 9 },
   { maxPixels: 7_000_000, maxEffort: 5 },
   { maxPixels: 13_000_000, maxEffort: 4 },
-  { maxPixels: Number.POSITIVE_INFINITY, maxEffort: 2 },
+  { maxPixels: 16_000_000, maxEffort: 2 },
+  { maxPixels: Number.POSITIVE_INFINITY, maxEffort: 0 },
 ]
 
 /**

@@ -125,7 +125,7 @@ describe('formats', () => {
     // vitest.config.ts lowers the body limit for tests; the pixel limits are wrangler.toml's.
     expect(limits.maxInputBytes).toBe(1024 * 1024)
     expect(limits.maxInputPixels).toBe(50_000_000)
-    expect(limits.maxOutputPixels).toBe(50_000_000)
+    expect(limits.maxOutputPixels).toBe(25_000_000)
     expect([limits.maxAnimationFrames, limits.maxAnimationPixels]).toEqual([Number(vars.MAX_ANIMATION_FRAMES), Number(vars.MAX_ANIMATION_PIXELS)])
     expect(limits.memoryBudgetMiB).toBe(120)
     expect(limits.memoryModel).toMatchObject({ baseMiB: expect.any(Number), encode: { webp: { perMP: expect.any(Number) } } })
