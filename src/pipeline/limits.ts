@@ -10,7 +10,7 @@ import { DECODE_SCALES, decodeScale, type Geometry, isIdentity } from './transfo
 
 /**
  * The memory model: estimated peak growth of the isolate, in MiB, for one conversion, fitted to the
- * measurements in docs/memory.md (peak RSS growth of workerd; scripts/measure-memory.mjs). Every
+ * measurements in docs/results/memory.md (peak RSS growth of workerd; scripts/measure-memory.mjs). Every
  * term is linear in megapixels: decoding holds the decoder's linear memory and the RGBA copy handed
  * to JS; resizing copies the pixels into the resampler, whose output is a view of its memory;
  * encoding copies them into the encoder, whose working memory comes on top. Dropped instances are
@@ -89,7 +89,7 @@ export const MEMORY_MODEL = {
    * libaom encodes one after another, so its state is one cell's, beside the YUV planes (4:2:0; 4:4:4 when the
    * size is odd) and the file. An image that may have alpha also has an alpha grid. Fitted to the rows pulled
    * from a JPEG, PNG, GIF and AVIF (encoder alone: 35.3 MiB at 4 MP, 45.1 at 12.2 MP, 51.7 at 15.9 MP; odd
-   * sizes 48.2 at 4 MP and 73.1 at 12.2 MP; a WebP with alpha at 4 MP 55.8; docs/memory.md).
+   * sizes 48.2 at 4 MP and 73.1 at 12.2 MP; a WebP with alpha at 4 MP 55.8; docs/results/memory.md).
    */
   avifGrid: { baseMiB: 40, perMP: { '420': 1.6, '444': 3.2 }, alpha: { baseMiB: 12, perMP: 2 } },
   /**
@@ -130,7 +130,7 @@ export const MEMORY_MODEL = {
     losslessAnswerCopies: 4,
   },
   /**
-   * The row pipeline (route `rows`, wasm/lean/pipeline.c), fitted to docs/memory.md's runs: fixed MiB,
+   * The row pipeline (route `rows`, wasm/lean/pipeline.c), fitted to docs/results/memory.md's runs: fixed MiB,
    * then what each stage holds. The request's file: MiB per MiB of file (the body buffer, read in place by
    * a BYOB reader, and a JPEG's, WebP's or AVIF's copy in the instance, still charged as when workerd held
    * the body about twice; libpng and giflib read the body in place: PNG 1.25 and GIF 1.75 since the
@@ -189,7 +189,7 @@ export const MEMORY_MODEL = {
     turnedPerMP: 4,
     /**
      * Little CMS's transform to sRGB and the profile read to build it: a 12 MP CMYK JPEG with a 557 KB SWOP profile grew
-     * the lean memory by 3.5 MiB over the same conversion without colour (docs/benchmarks.md item 25); a P3 one by 0.2.
+     * the lean memory by 3.5 MiB over the same conversion without colour (docs/notes/benchmarks.md item 25); a P3 one by 0.2.
      */
     colourMiB: 4,
     /** Lossy PNG's quantiser (wasm/lean/quant.c): the sample (0.25 MiB), its order (0.25), the nearest-colour cache (0.5; 2 when this was set, kept as measured under it) and rows of errors and input. */

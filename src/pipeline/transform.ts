@@ -102,7 +102,7 @@ export const DECODE_SCALES = [8, 4, 2, 1] as const
  * smallest of DECODE_SCALES that leaves the kept region at least `margin` times the resample target,
  * 8 (full size) when none does. Powers of two keep the decode as cheap as libvips' shrink-on-load;
  * with a margin of 1.25 every case measured scored 40 dB or more against a Lanczos3 of the full decode,
- * while libjpeg's odd scales were better on one photo and worse on another (docs/benchmarks.md, item 17).
+ * while libjpeg's odd scales were better on one photo and worse on another (docs/notes/benchmarks.md, item 17).
  *
  * @example
  * decodeScale(planGeometry(4032, 3024, { width: 1600, fit: 'inside', enlarge: false }), 1.25) // 4: decode 2016x1512
@@ -221,7 +221,7 @@ export function flatten(image: ImageData, [r, g, b]: [number, number, number]): 
 /**
  * Step 5: crop, resample, filter and pad, as the geometry says. The resample is Lanczos3 over the whole factor
  * (wasm/lean/resample.c), with no box shrink first: a box pass scored 1.5-13.5 dB further from a full
- * Lanczos3 and saved no time (docs/benchmarks.md, item 17). Premultiplied alpha only when there is
+ * Lanczos3 and saved no time (docs/notes/benchmarks.md, item 17). Premultiplied alpha only when there is
  * transparency (it cannot change opaque pixels).
  */
 export function applyGeometry(image: ImageData, geometry: Geometry, padding: [number, number, number, number]): ImageData {

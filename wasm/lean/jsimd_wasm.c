@@ -12,7 +12,7 @@
  *
  * Why: a 12 MP JPEG decoded to RGBA spent 32 % of its time in the C colour conversion (table lookups per pixel) and
  * 22 % in the IDCT, and a libjpeg-turbo-profile encode 22 % in quantisation and 10 % in RGB -> YCbCr
- * (docs/benchmarks.md items 30, 32 and 33). The arithmetic here is the C code's own, term for term: the same fixed-point
+ * (docs/notes/benchmarks.md items 30, 32 and 33). The arithmetic here is the C code's own, term for term: the same fixed-point
  * constants, rounding terms and arithmetic shifts (or, where 16-bit lanes cannot hold a term, an identity checked over
  * every input it can get); for the colour conversions, saturation to 0-255 where the C code indexes its range-limit
  * table (whose inputs there stay within -256..511, where that table clamps). So the output is the C build's byte for

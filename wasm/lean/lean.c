@@ -6,7 +6,7 @@
  * transforms into the sinks here (jpeg_sink, webp_sink); this file also has the JPEG source (jpeg_rows)
  * and the same-size routes that keep their own loops.
  *
- * Why it exists (docs/memory.md): the one-shot jSquash codecs hold a decoded 12 MP photo several times
+ * Why it exists (docs/results/memory.md): the one-shot jSquash codecs hold a decoded 12 MP photo several times
  * over (decoder memory, the RGBA copy handed to JS, the encoder's copy of it, the encoder's own
  * planes), 240-310 MiB, while a Worker isolate has 128 MB. Here:
  *   - decoding can scale by N/8 in the DCT (libjpeg's scaled IDCT), so a downscale starts small;

@@ -2,7 +2,7 @@
  * The lean codec's PNG decoder: libpng reading the file from the instance's memory, every colour type
  * and bit depth turned into 8-bit RGBA rows.
  *
- * Why (docs/memory.md): squoosh's PNG decoder held the file, its own decoded image and the copy it
+ * Why (docs/results/memory.md): squoosh's PNG decoder held the file, its own decoded image and the copy it
  * handed to JS, 16 MiB per megapixel, so a 2880x1800 screenshot did not fit the budget. Here the one
  * full-size buffer is the RGBA image itself, which JS reads in place, beside the file and a few rows.
  *

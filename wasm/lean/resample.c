@@ -1,7 +1,7 @@
 /*
  * Lanczos3 resampling of RGBA pixels for the lean codec, separable and row by row.
  *
- * Why not jSquash's resize (docs/benchmarks.md, "What we tried"): it takes the whole image into its
+ * Why not jSquash's resize (docs/notes/benchmarks.md, "What we tried"): it takes the whole image into its
  * own memory, keeps float copies of it, and ran 4.5-9.6x slower than libvips. Here each source row is
  * turned into floats once, filtered horizontally into a ring of output-width rows, and every output
  * row is a weighted sum of the ring rows it needs. Beyond the source and the output, memory is one

@@ -14,7 +14,7 @@
  * one filter strategy is asked for, each is tried on the chunk with libdeflate's fastest level and the
  * smallest is kept, as oxipng does for the whole image.
  *
- * Why (docs/memory.md): oxipng, the whole-image optimiser this replaces, held the RGBA image several times
+ * Why (docs/results/memory.md): oxipng, the whole-image optimiser this replaces, held the RGBA image several times
  * over (its copy, every trial filtering, every deflated candidate), so PNG output above about 3 MP did not
  * fit the budget, and each encode was a fresh instance left for V8 to collect; libpng with zlib, the row
  * writer it fell back to, made files 6-9 % larger than sharp's best at the levels its CPU cap allowed and
@@ -39,7 +39,7 @@ __attribute__((import_module("env"), import_name("write_output"))) void js_write
 enum { FILTER_NONE, FILTER_SUB, FILTER_UP, FILTER_AVERAGE, FILTER_PAETH, CHOOSE_MINSUM, CHOOSE_ENTROPY, STRATEGIES };
 /* libdeflate's level for the trials between strategies: its fastest. Against level 4 (before) on six held-out images,
    final levels 3, 9 and 10: another strategy on some chunks of two images, the final bytes within 0.1 %, 20-70 ms
-   per MP less (native), which effort 2 spends on level 7 instead of 6 (docs/benchmarks.md item 33). */
+   per MP less (native), which effort 2 spends on level 7 instead of 6 (docs/notes/benchmarks.md item 33). */
 #define TRIAL_LEVEL 1
 
 /* What png_analyse saw, for png_sink. */
