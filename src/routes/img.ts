@@ -200,7 +200,6 @@ async function make(c: Context<ImgEnv>, requested: Requested, background = false
   const limits = limitsOf(c.env)
   const { options, source, variant, cacheKey } = requested
   const accept = c.req.header('accept') ?? ''
-  const standIn = !background && standsIn(options, accept)
   let { etag } = requested
   let answer: Response | undefined
   try {
@@ -214,6 +213,8 @@ async function make(c: Context<ImgEnv>, requested: Requested, background = false
         if (matchesIfNoneMatch(c.req.header('if-none-match'), etag)) return { kind: 'unchanged', etag }
       }
     }
+    // Decided once the origin has answered: a burst of origin requests all wait for headers first, with the queue empty.
+    const standIn = !background && standsIn(options, accept)
     return await inConversionTurn(async (): Promise<Made> => {
       const stored = await caches.default.match(cacheKey)
       if (stored && !(background && isStandIn(stored.headers))) return { kind: 'stored', body: await stored.arrayBuffer(), headers: stored.headers }
