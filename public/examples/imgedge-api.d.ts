@@ -157,6 +157,13 @@ export interface components {
                 colours: number;
                 quality: number;
             };
+            /** @description With `gravity=auto`: the window kept, in pixels of the image after EXIF orientation, trim, flip and rotate. */
+            crop?: {
+                x: number;
+                y: number;
+                width: number;
+                height: number;
+            };
             /** @description Milliseconds per step. */
             timings: {
                 decode: number;
@@ -344,8 +351,30 @@ export interface operations {
                 height?: number;
                 /** @description How to fit width x height. `crop` (Cloudflare's): as `cover`, never enlarged, and an image smaller than the box on a side keeps that side whole instead of being cropped to the box's aspect ratio. */
                 fit?: "inside" | "cover" | "contain" | "fill" | "crop";
+                /** @description With fit=cover: which part of the image the crop keeps. `center`, a side (`top`, `bottom`, `left`, `right`), a corner (`top-left`, `top-right`, `bottom-left`, `bottom-right`), a focal point `XxY` as fractions of the image (`0.5x0.2`: the middle, a fifth from the top; the crop is centred on it as far as the edges allow), or `auto`: the window whose edges, saturated and skin-like colours draw the eye most, found on a small preview (`X-Crop` says the window, in pixels of the image after trim and rotation). */
+                gravity?: string;
+                /** @description Cut before resizing and rotating (after EXIF orientation): `top;right;bottom;left` in pixels (`20;0;20;0`), or `border`: a uniform border, the colour of the top-left pixel within a tolerance (`border:<0-255>`, default 10), found in the pixels. */
+                trim?: string;
+                /** @description Turn clockwise by this many degrees, after EXIF orientation and `flip`; `width` and `height` are those of the turned image. */
+                rotate?: "0" | "90" | "180" | "270";
+                /** @description Mirror: `h` left to right, `v` top to bottom, `hv` both; before `rotate`. */
+                flip?: "h" | "v" | "hv";
+                /** @description Device pixel ratio 1-4: multiplies `width` and `height` (still never larger than the input without `enlarge`). */
+                dpr?: number;
                 /** @description Allow output larger than the input. */
                 enlarge?: "0" | "1" | "true" | "false";
+                /** @description Sharpen 0-10 after resizing (an unsharp mask of 1 px; 1 suits a downscaled photo). */
+                sharpen?: number;
+                /** @description Gaussian blur 1-250 after resizing, in output pixels (sigma = blur / 2, as Cloudflare's); `sharpen` is then ignored. A small image with blur makes a cheap placeholder. */
+                blur?: number;
+                /** @description Brightness: each colour multiplied (1 unchanged, 0.5 half, 2 double). Range 0-10. */
+                brightness?: number;
+                /** @description Contrast: colours stretched away from mid-grey (1 unchanged, 0.5 flat, 2 strong). Range 0-10. */
+                contrast?: number;
+                /** @description Gamma: colours raised to 1 / gamma (1 unchanged, 0.5 darker, 2 lighter). Range 0.1-10. */
+                gamma?: number;
+                /** @description Saturation: colours moved away from their grey (1 unchanged, 0 grey, 2 double). Range 0-10. */
+                saturation?: number;
                 /** @description Colour behind transparent pixels when the output has no alpha (JPEG) and for `contain` padding. */
                 background?: string;
                 /** @description PNG only: a palette of at most this many colours (lossy PNG; with `quality`, the fewest that reach it). */
@@ -407,6 +436,8 @@ export interface operations {
                     "X-Palette-Colors"?: string;
                     /** @description Lossy PNG: the quality its palette reached (0-100, from the PSNR of a sample: (dB - 20) x 10 / 3). */
                     "X-Palette-Quality"?: string;
+                    /** @description With `gravity=auto`: the window kept, `x,y,width,height` in pixels of the image after EXIF orientation, trim, flip and rotate (before resizing). */
+                    "X-Crop"?: string;
                     /** @description The memory model's estimate for this conversion, e.g. `42 MiB`. */
                     "X-Memory-Estimate"?: string;
                     /** @description `true` when the never-bigger rule answered with the input itself. */
@@ -581,7 +612,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `image_too_large`: header dimensions over `MAX_INPUT_PIXELS`, a planned output over `MAX_OUTPUT_PIXELS`, an output side over the format's maximum (WebP 16383, JPEG 65500), or an animation kept animated with more frames than `MAX_ANIMATION_FRAMES` or more pixels in all than `MAX_ANIMATION_PIXELS`; `max_bytes_unreachable`: no quality makes the answer `max_bytes` or smaller (quality 1 is still larger, the output is lossless, or none of the qualities tried before the CPU limit fits); has `limit`; `operation_too_large`: the conversion's estimated memory is over `MEMORY_BUDGET_MIB`; has `limit` and `estimateMiB`; `corrupt_image`: the header is broken, a PNG chunk's CRC-32 checksum does not match, a JPEG ends before its end-of-image marker or has more than 1000 scans, a GIF frame is larger than its screen (or, kept animated, lies outside it), an animation's frame is truncated, or the decoder rejected the data or needed more than the memory budget */
+            /** @description `image_too_large`: header dimensions over `MAX_INPUT_PIXELS` (`fits`: the largest `width` and `height` of its aspect ratio under it), a planned output over `MAX_OUTPUT_PIXELS`, an output side over the format's maximum (WebP 16383, JPEG 65500), or an animation kept animated with more frames than `MAX_ANIMATION_FRAMES` or more pixels in all than `MAX_ANIMATION_PIXELS`; `max_bytes_unreachable`: no quality makes the answer `max_bytes` or smaller (quality 1 is still larger, the output is lossless, or none of the qualities tried before the CPU limit fits); has `limit`; `operation_too_large`: the conversion's estimated memory is over `MEMORY_BUDGET_MIB`; has `limit`, `estimateMiB` and `fits`, what would fit instead (`maxWidth`, other `formats` at the size asked for, `asBaselineJpeg`, `notInterlaced`, `lossy`), also named in `detail`; `corrupt_image`: the header is broken, a PNG chunk's CRC-32 checksum does not match, a JPEG ends before its end-of-image marker or has more than 1000 scans, a GIF frame is larger than its screen (or, kept animated, lies outside it), an animation's frame is truncated, or the decoder rejected the data or needed more than the memory budget */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -592,7 +623,7 @@ export interface operations {
                      *       "type": "/#error-image_too_large",
                      *       "title": "Image dimensions over the limit",
                      *       "status": 422,
-                     *       "detail": "Image dimensions over the limit: header dimensions over MAX_INPUT_PIXELS, a planned output over MAX_OUTPUT_PIXELS, an output side over the format's maximum (WebP 16383, JPEG 65500), or an animation kept animated with more frames than MAX_ANIMATION_FRAMES or more pixels in all than MAX_ANIMATION_PIXELS.",
+                     *       "detail": "Image dimensions over the limit: header dimensions over MAX_INPUT_PIXELS (fits: the largest width and height of its aspect ratio under it), a planned output over MAX_OUTPUT_PIXELS, an output side over the format's maximum (WebP 16383, JPEG 65500), or an animation kept animated with more frames than MAX_ANIMATION_FRAMES or more pixels in all than MAX_ANIMATION_PIXELS.",
                      *       "code": "image_too_large"
                      *     }
                      */
@@ -705,6 +736,8 @@ export interface operations {
                     "X-Palette-Colors"?: string;
                     /** @description Lossy PNG: the quality its palette reached (0-100, from the PSNR of a sample: (dB - 20) x 10 / 3). */
                     "X-Palette-Quality"?: string;
+                    /** @description With `gravity=auto`: the window kept, `x,y,width,height` in pixels of the image after EXIF orientation, trim, flip and rotate (before resizing). */
+                    "X-Crop"?: string;
                     /** @description The memory model's estimate for this conversion, e.g. `42 MiB`. */
                     "X-Memory-Estimate"?: string;
                     /** @description `true` when the never-bigger rule answered with the input itself. */
@@ -908,7 +941,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `image_too_large`: header dimensions over `MAX_INPUT_PIXELS`, a planned output over `MAX_OUTPUT_PIXELS`, an output side over the format's maximum (WebP 16383, JPEG 65500), or an animation kept animated with more frames than `MAX_ANIMATION_FRAMES` or more pixels in all than `MAX_ANIMATION_PIXELS`; `max_bytes_unreachable`: no quality makes the answer `max_bytes` or smaller (quality 1 is still larger, the output is lossless, or none of the qualities tried before the CPU limit fits); has `limit`; `operation_too_large`: the conversion's estimated memory is over `MEMORY_BUDGET_MIB`; has `limit` and `estimateMiB`; `corrupt_image`: the header is broken, a PNG chunk's CRC-32 checksum does not match, a JPEG ends before its end-of-image marker or has more than 1000 scans, a GIF frame is larger than its screen (or, kept animated, lies outside it), an animation's frame is truncated, or the decoder rejected the data or needed more than the memory budget */
+            /** @description `image_too_large`: header dimensions over `MAX_INPUT_PIXELS` (`fits`: the largest `width` and `height` of its aspect ratio under it), a planned output over `MAX_OUTPUT_PIXELS`, an output side over the format's maximum (WebP 16383, JPEG 65500), or an animation kept animated with more frames than `MAX_ANIMATION_FRAMES` or more pixels in all than `MAX_ANIMATION_PIXELS`; `max_bytes_unreachable`: no quality makes the answer `max_bytes` or smaller (quality 1 is still larger, the output is lossless, or none of the qualities tried before the CPU limit fits); has `limit`; `operation_too_large`: the conversion's estimated memory is over `MEMORY_BUDGET_MIB`; has `limit`, `estimateMiB` and `fits`, what would fit instead (`maxWidth`, other `formats` at the size asked for, `asBaselineJpeg`, `notInterlaced`, `lossy`), also named in `detail`; `corrupt_image`: the header is broken, a PNG chunk's CRC-32 checksum does not match, a JPEG ends before its end-of-image marker or has more than 1000 scans, a GIF frame is larger than its screen (or, kept animated, lies outside it), an animation's frame is truncated, or the decoder rejected the data or needed more than the memory budget */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -919,7 +952,7 @@ export interface operations {
                      *       "type": "/#error-image_too_large",
                      *       "title": "Image dimensions over the limit",
                      *       "status": 422,
-                     *       "detail": "Image dimensions over the limit: header dimensions over MAX_INPUT_PIXELS, a planned output over MAX_OUTPUT_PIXELS, an output side over the format's maximum (WebP 16383, JPEG 65500), or an animation kept animated with more frames than MAX_ANIMATION_FRAMES or more pixels in all than MAX_ANIMATION_PIXELS.",
+                     *       "detail": "Image dimensions over the limit: header dimensions over MAX_INPUT_PIXELS (fits: the largest width and height of its aspect ratio under it), a planned output over MAX_OUTPUT_PIXELS, an output side over the format's maximum (WebP 16383, JPEG 65500), or an animation kept animated with more frames than MAX_ANIMATION_FRAMES or more pixels in all than MAX_ANIMATION_PIXELS.",
                      *       "code": "image_too_large"
                      *     }
                      */
@@ -1197,7 +1230,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `image_too_large`: header dimensions over `MAX_INPUT_PIXELS`, a planned output over `MAX_OUTPUT_PIXELS`, an output side over the format's maximum (WebP 16383, JPEG 65500), or an animation kept animated with more frames than `MAX_ANIMATION_FRAMES` or more pixels in all than `MAX_ANIMATION_PIXELS`; `max_bytes_unreachable`: no quality makes the answer `max_bytes` or smaller (quality 1 is still larger, the output is lossless, or none of the qualities tried before the CPU limit fits); has `limit`; `operation_too_large`: the conversion's estimated memory is over `MEMORY_BUDGET_MIB`; has `limit` and `estimateMiB`; `corrupt_image`: the header is broken, a PNG chunk's CRC-32 checksum does not match, a JPEG ends before its end-of-image marker or has more than 1000 scans, a GIF frame is larger than its screen (or, kept animated, lies outside it), an animation's frame is truncated, or the decoder rejected the data or needed more than the memory budget */
+            /** @description `image_too_large`: header dimensions over `MAX_INPUT_PIXELS` (`fits`: the largest `width` and `height` of its aspect ratio under it), a planned output over `MAX_OUTPUT_PIXELS`, an output side over the format's maximum (WebP 16383, JPEG 65500), or an animation kept animated with more frames than `MAX_ANIMATION_FRAMES` or more pixels in all than `MAX_ANIMATION_PIXELS`; `max_bytes_unreachable`: no quality makes the answer `max_bytes` or smaller (quality 1 is still larger, the output is lossless, or none of the qualities tried before the CPU limit fits); has `limit`; `operation_too_large`: the conversion's estimated memory is over `MEMORY_BUDGET_MIB`; has `limit`, `estimateMiB` and `fits`, what would fit instead (`maxWidth`, other `formats` at the size asked for, `asBaselineJpeg`, `notInterlaced`, `lossy`), also named in `detail`; `corrupt_image`: the header is broken, a PNG chunk's CRC-32 checksum does not match, a JPEG ends before its end-of-image marker or has more than 1000 scans, a GIF frame is larger than its screen (or, kept animated, lies outside it), an animation's frame is truncated, or the decoder rejected the data or needed more than the memory budget */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1208,7 +1241,7 @@ export interface operations {
                      *       "type": "/#error-image_too_large",
                      *       "title": "Image dimensions over the limit",
                      *       "status": 422,
-                     *       "detail": "Image dimensions over the limit: header dimensions over MAX_INPUT_PIXELS, a planned output over MAX_OUTPUT_PIXELS, an output side over the format's maximum (WebP 16383, JPEG 65500), or an animation kept animated with more frames than MAX_ANIMATION_FRAMES or more pixels in all than MAX_ANIMATION_PIXELS.",
+                     *       "detail": "Image dimensions over the limit: header dimensions over MAX_INPUT_PIXELS (fits: the largest width and height of its aspect ratio under it), a planned output over MAX_OUTPUT_PIXELS, an output side over the format's maximum (WebP 16383, JPEG 65500), or an animation kept animated with more frames than MAX_ANIMATION_FRAMES or more pixels in all than MAX_ANIMATION_PIXELS.",
                      *       "code": "image_too_large"
                      *     }
                      */
