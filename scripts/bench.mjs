@@ -48,7 +48,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
-import { killStarted, memoryOf, parseServerTiming, removeTempDir, resetPeak, startWorker, tempDir, workerdVersion } from './lib/devserver.mjs'
+import { killStarted, memoryOf, parseServerTiming, removeTempDir, resetPeak, snapshotTree as snapshotOf, startWorker, workerdVersion } from './lib/devserver.mjs'
 import { SIZES, createInputs } from './lib/bench-inputs.mjs'
 import { animations } from './lib/animations.mjs'
 import { SETTINGS_MAPPING, encodeWith, loadSharp, sharpConvert, sharpSteps } from './lib/bench-sharp.mjs'
@@ -163,16 +163,7 @@ const mpOf = (input) => (input.width * input.height) / 1e6
 // The worker
 
 /** Copy what wrangler dev builds from into a temporary folder, so other people's edits do not reload it. */
-function snapshotTree() {
-  const dir = tempDir('imgedge-bench-tree-')
-  // docs/memory-matrix.md is bundled as text (src/lib/measured-matrix.ts): without it the build fails.
-  for (const name of ['src', 'wasm', 'public', 'docs/memory-matrix.md', 'wrangler.toml', 'package.json', 'tsconfig.json', 'worker-configuration.d.ts']) {
-    const from = path.join(ROOT, name)
-    if (fs.existsSync(from)) fs.cpSync(from, path.join(dir, name), { recursive: true })
-  }
-  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir')
-  return dir
-}
+const snapshotTree = () => snapshotOf(ROOT, 'imgedge-bench-tree-')
 
 async function startServer(tree) {
   const readyPath = fs.existsSync(path.join(tree, 'public', 'favicon.svg')) ? '/favicon.svg' : '/api/health'

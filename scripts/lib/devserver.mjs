@@ -55,6 +55,25 @@ export function removeTempDir(dir) {
 }
 
 /**
+ * A copy of what wrangler dev builds from (the tree at `root`) in a temporary folder, with node_modules linked, so
+ * edits made while it runs (ours or another engineer's) do not reload it. Removed by `removeTempDir` or an interrupt.
+ *
+ * @example
+ * const tree = snapshotTree(ROOT, 'imgedge-bench-tree-')
+ * const dev = await startWorker({ root: ROOT, cwd: tree })
+ */
+export function snapshotTree(root, prefix = 'imgedge-tree-') {
+  const dir = tempDir(prefix)
+  // docs/memory-matrix.md is bundled as text (src/lib/measured-matrix.ts): without it the build fails.
+  for (const name of ['src', 'wasm', 'public', 'docs/memory-matrix.md', 'wrangler.toml', 'package.json', 'tsconfig.json', 'worker-configuration.d.ts']) {
+    const from = path.join(root, name)
+    if (fs.existsSync(from)) fs.cpSync(from, path.join(dir, name), { recursive: true })
+  }
+  fs.symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'), 'dir')
+  return dir
+}
+
+/**
  * `startDevServer` on free ports with a throw-away `--persist-to` folder, retried a few times (another
  * engineer's half-saved file can break a build). The handle's `stop()` removes the folder too.
  *
@@ -207,6 +226,8 @@ export async function startDevServer({ root, cwd = root, port, inspectorPort, va
     pid: child.pid,
     port,
     base: `http://127.0.0.1:${port}`,
+    /** wrangler's inspector proxy (Chrome DevTools Protocol over a WebSocket; GET /json lists the Worker's target). */
+    inspectorPort,
     get log() {
       return log
     },

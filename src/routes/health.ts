@@ -3,6 +3,7 @@ import pkg from '../../package.json'
 import { CODECS } from '../codecs/registry'
 import type { FormatId, OutputFormat } from '../codecs/types'
 import { readHeader } from '../pipeline/sniff'
+import { isolateMemory, memoryDebugOn } from '../lib/isolate-memory'
 import { conversionSlot } from '../lib/slot'
 
 /** A 1x1 GIF, the smallest input that exercises the GIF decoder. */
@@ -43,13 +44,14 @@ async function roundTrip(id: FormatId): Promise<Check> {
 
 /**
  * GET /api/health: liveness with version and codecs; `?deep=1` round-trips a tiny image through every
- * codec (503 if any fails).
+ * codec (503 if any fails); `?memory=1`, with the DEBUG_MEMORY var set, adds what the isolate holds (isolate-memory.ts).
  */
 export const health = new Hono<{ Bindings: Env }>().get('/', async (c) => {
   const codecs = Object.fromEntries(
     Object.values(CODECS).map((codec) => [codec.id, { decode: Boolean(codec.decode), encode: Boolean(codec.encode) }]),
   )
   const base = { status: 'ok', version: pkg.version, codecs, queue: conversionSlot.depth }
+  if (c.req.query('memory') === '1' && memoryDebugOn(c.env)) return c.json({ ...base, memory: isolateMemory() }, 200, { 'Cache-Control': 'no-store' })
   if (!['1', 'true'].includes(c.req.query('deep') ?? '')) return c.json(base, 200, { 'Cache-Control': 'no-store' })
 
   const checks: Record<string, Check> = {}
