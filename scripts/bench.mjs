@@ -39,6 +39,11 @@
 //   --animation        only the animation phase (animated GIFs and WebPs to animated WebP against sharp: bytes, PSNR
 //                      of every frame, delays and loop count, time per frame; part of every full and quick run), merged
 //                      into the last run's .cache/bench-results.json
+//   --steady           only the sustained-traffic memory check (npm run memory:steady -- --rounds 20: 20 rounds of 12
+//                      clients x 20 s against imgedge and the control Worker, about 16 minutes; --quick 12 rounds of
+//                      10 s judged on the last 6): prints the per-round table and a PASS/FAIL line (the last rounds
+//                      within 10 MiB of each other, growth under 40 MiB over the control's), exits 1 on FAIL; writes
+//                      .cache/bench-steady.json, not the doc
 //   --corpus DIR       photos to make inputs from (default ../shared/corpus/photos; synthesised without)
 //   --timeout S        per-request timeout in seconds (default 300)
 
@@ -58,6 +63,7 @@ import { MOZJPEG_VARIANTS, NATIVE_JPEG_VARIANTS, exploreMozjpeg, exploreNativeJp
 import { deliveryPhase, deliveryTable } from './lib/bench-delivery.mjs'
 import { smartPhase, smartSection } from './lib/bench-smart.mjs'
 import { animationPhase, animationSection, animationTargets } from './lib/bench-animation.mjs'
+import { steadyCheck } from './lib/steady-rounds.mjs'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const CACHE = path.join(ROOT, '.cache')
@@ -77,7 +83,7 @@ const ISOLATE_MIB = 128
 // Command line
 
 function parseArgs(argv) {
-  const args = { quick: false, runs: null, only: null, allPhases: false, merge: false, docs: true, reportOnly: false, explore: false, delivery: false, smart: false, palette: false, animation: false, corpus: path.resolve(ROOT, '..', 'shared', 'corpus', 'photos'), timeout: 300 }
+  const args = { quick: false, runs: null, only: null, allPhases: false, merge: false, docs: true, reportOnly: false, explore: false, delivery: false, smart: false, palette: false, animation: false, steady: false, corpus: path.resolve(ROOT, '..', 'shared', 'corpus', 'photos'), timeout: 300 }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     const [name, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined]
@@ -95,6 +101,7 @@ function parseArgs(argv) {
       case '--smart': args.smart = true; break
       case '--palette': args.smart = true; args.palette = true; break
       case '--animation': args.animation = true; break
+      case '--steady': args.steady = true; break
       case '--corpus': args.corpus = path.resolve(value()); break
       case '--timeout': args.timeout = Number(value()); break
       case '-h': case '--help': {
@@ -107,7 +114,7 @@ function parseArgs(argv) {
   }
   if (args.runs !== null && !(Number.isInteger(args.runs) && args.runs >= 1)) fail('--runs must be a positive integer')
   if (args.merge && (!args.only || args.allPhases)) fail('--merge needs --only (and no --all-phases)')
-  if ([args.delivery, args.smart, args.animation].filter(Boolean).length > 1) fail('--delivery, --smart and --animation each run alone: one at a time')
+  if ([args.delivery, args.smart, args.animation, args.steady].filter(Boolean).length > 1) fail('--delivery, --smart, --animation and --steady each run alone: one at a time')
   return args
 }
 
@@ -1032,6 +1039,13 @@ async function main() {
     data.explore = await explorePhase({ sharp: loadSharp(ROOT), args, corpus: args.corpus })
     fs.writeFileSync(RESULTS, JSON.stringify(data, null, 1))
     if (args.docs) await writeDocs(data)
+    return
+  }
+  if (args.steady) {
+    const run = await steadyCheck({ root: ROOT, corpusDir: args.corpus, cacheDir: path.join(CACHE, 'memory-inputs'), ...(args.quick ? { rounds: 12, seconds: 10, tail: 6 } : {}), log })
+    console.log(`\nRSS in MiB (over idle); V8 heaps in MiB\n\n${run.table}\n\n${run.verdict.line}`)
+    fs.writeFileSync(path.join(CACHE, 'bench-steady.json'), JSON.stringify(run, null, 1))
+    process.exitCode = run.verdict.pass ? 0 : 1
     return
   }
   if (args.delivery || args.smart || args.animation) {

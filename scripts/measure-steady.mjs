@@ -33,6 +33,8 @@
 //                    (/api/health?memory=1); the same rounds, as many requests each, against the control Worker
 //   --seconds S      a round's length (default 20)
 //   --no-control     rounds: imgedge only
+//   --observability  rounds: leave wrangler's local traces on (X_LOCAL_OBSERVABILITY; off by default in both runs)
+//   --var NAME:VALUE rounds: a var for both Workers over the mode's own (repeatable; e.g. RATE_LIMIT_ANON_PER_MINUTE:0)
 //   --json FILE      also write the results as JSON
 
 import fs from 'node:fs'
@@ -40,7 +42,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { memoryOf, resetPeak, startWorker } from './lib/devserver.mjs'
 import { caseOfKey, INPUT_KINDS, inputOf } from './lib/inputs.mjs'
-import { answerStatus, judgeRounds, roundInputs, roundsTable, runRounds } from './lib/steady-rounds.mjs'
+import { answerStatus, steadyCheck } from './lib/steady-rounds.mjs'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const INPUTS = path.join(ROOT, '.cache', 'memory-inputs')
@@ -60,6 +62,8 @@ function parseArgs(argv) {
     rounds: 0,
     seconds: 20,
     roundsControl: true,
+    vars: {},
+    observability: false,
   }
   for (let i = 0; i < argv.length; i++) {
     const [name, inline] = argv[i].includes('=') && argv[i].startsWith('--') ? [argv[i].slice(0, argv[i].indexOf('=')), argv[i].slice(argv[i].indexOf('=') + 1)] : [argv[i], undefined]
@@ -77,6 +81,12 @@ function parseArgs(argv) {
       case '--rounds': args.rounds = Number(value()); break
       case '--seconds': args.seconds = Number(value()); break
       case '--no-control': args.roundsControl = false; break
+      case '--observability': args.observability = true; break
+      case '--var': {
+        const [key, ...rest] = value().split(':')
+        args.vars[key] = rest.join(':')
+        break
+      }
       default:
         console.error(`measure-steady: unknown argument ${argv[i]}`)
         process.exit(2)
@@ -156,27 +166,24 @@ async function clients(mix, bodies, count, requests, cwd = ROOT) {
   }, cwd)
 }
 
-/**
- * `--rounds`: imgedge, then the control, each a fresh wrangler dev; rate limiting on (a quota it never reaches), so
- * every request also asks the Durable Object, as deployed.
- */
+/** `--rounds`: imgedge, then the control, each a fresh wrangler dev (scripts/lib/steady-rounds.mjs). */
 async function roundsMode(args) {
-  const inputs = await roundInputs({ root: ROOT, corpusDir: args.corpus, cacheDir: INPUTS, log: console.log })
-  const vars = { ...VARS, RATE_LIMIT_ANON_PER_MINUTE: '1000000', QUEUE_TIMEOUT_MS: '60000', DEBUG_MEMORY: '1' }
-  const options = { root: ROOT, inputs, rounds: args.rounds, clients: args.clients || 12, seconds: args.seconds, vars, log: console.log }
-  console.log(`imgedge: ${args.rounds} rounds of ${options.clients} clients x ${args.seconds} s (${inputs.map((c) => c.key).join(', ')})`)
-  const imgedge = await runRounds(options)
-  let control = null
-  if (args.roundsControl) {
-    console.log('control: the same rounds, as many requests each')
-    control = await runRounds({ ...options, cwd: path.join(ROOT, 'scripts', 'lib', 'control-worker'), matched: imgedge.rounds.map((r) => r.requests) })
-  }
-  console.log(`\nRSS in MiB (over the idle RSS after one GET /api/health); the Worker's process runs the isolate, the proxy owns the port\n`)
-  console.log(roundsTable(imgedge, control))
-  const verdict = judgeRounds(imgedge, control)
-  console.log(`\n${verdict.line}`)
-  if (args.json) fs.writeFileSync(args.json, `${JSON.stringify({ imgedge, control, verdict }, null, 2)}\n`)
-  return verdict
+  const run = await steadyCheck({
+    root: ROOT,
+    corpusDir: args.corpus,
+    cacheDir: INPUTS,
+    rounds: args.rounds,
+    clients: args.clients || 12,
+    seconds: args.seconds,
+    vars: args.vars,
+    control: args.roundsControl,
+    observability: args.observability,
+  })
+  console.log(`\nMiB; RSS over the idle RSS after one GET /api/health. The Worker's process runs the isolate, the proxy owns the port.\n`)
+  console.log(run.table)
+  console.log(`\n${run.verdict.line}`)
+  if (args.json) fs.writeFileSync(args.json, `${JSON.stringify(run, null, 2)}\n`)
+  return run.verdict
 }
 
 const args = parseArgs(process.argv.slice(2))

@@ -190,9 +190,10 @@ export function descendantsOf(root) {
  *
  * wrangler dev runs two workerd processes: a small proxy that owns the public port
  * (`--socket-addr=entry=IP:PORT`) and forwards to the runtime that actually runs the Worker. The
- * handle calls the second one `worker` and the first `proxy`.
+ * handle calls the second one `worker` and the first `proxy`. `vars` are passed as `--var`s, `env` is laid over
+ * this process's environment for wrangler (e.g. X_LOCAL_OBSERVABILITY).
  */
-export async function startDevServer({ root, cwd = root, port, inspectorPort, vars = {}, persistTo, readyTimeoutMs = 120_000, readyPath = '/api/health' }) {
+export async function startDevServer({ root, cwd = root, port, inspectorPort, vars = {}, env = {}, persistTo, readyTimeoutMs = 120_000, readyPath = '/api/health' }) {
   const node = path.join(root, 'node_modules', '.bin', 'node')
   const wrangler = path.join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js')
   const args = [
@@ -208,7 +209,7 @@ export async function startDevServer({ root, cwd = root, port, inspectorPort, va
     cwd,
     detached: true, // own process group, so stop() reaches esbuild and both workerd processes too
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1', FORCE_COLOR: '0' },
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1', FORCE_COLOR: '0', ...env },
   })
   groups.add(child.pid)
   let log = ''

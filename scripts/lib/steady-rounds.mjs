@@ -106,8 +106,9 @@ export async function openInspector(port) {
  * @example
  * await answerStatus(await fetch(url, { method: 'POST', body })) // '422 corrupt_image'
  */
-export async function answerStatus(res) {
+export async function answerStatus(res, sizes) {
   const bytes = await res.arrayBuffer()
+  sizes?.(res.status, bytes.byteLength)
   if (res.ok) return 'ok'
   try {
     return `${res.status} ${JSON.parse(new TextDecoder().decode(bytes)).code}`
@@ -116,10 +117,67 @@ export async function answerStatus(res) {
   }
 }
 
-/** POST one case of the mix; the answer's status (answerStatus, or 'timeout' / 'error ...'). */
-async function send(base, c) {
+/** TCP ports `pid` listens on (Linux: its socket inodes in /proc/<pid>/net/tcp). */
+function listeningPorts(pid) {
+  const inodes = new Set()
+  for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const match = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`))
+      if (match) inodes.add(match[1])
+    } catch {
+      /* closed meanwhile */
+    }
+  }
+  return fs.readFileSync(`/proc/${pid}/net/tcp`, 'utf8').split('\n').slice(1)
+    .map((line) => line.trim().split(/\s+/))
+    .filter((f) => f[3] === '0A' && inodes.has(f[9]))
+    .map((f) => parseInt(f[1].split(':')[1], 16))
+}
+
+/**
+ * The V8 heaps of the isolates wrangler dev runs beside the Worker in its process (miniflare's entry, asset,
+ * storage and observability workers), read from workerd's own inspector (wrangler's proxy shows only the Worker).
+ * The Worker's own isolate (`core:user:<name>`) is left to the proxy's session, which a second one would end.
+ * Returns { list() -> Promise<{ used, top: [id, MiB] }> } or null when the port is not found.
+ */
+export async function platformHeaps(pid) {
+  let targets = null
+  for (const port of listeningPorts(pid)) {
+    try {
+      const list = await (await fetch(`http://127.0.0.1:${port}/json`, { signal: AbortSignal.timeout(2000) })).json()
+      if (Array.isArray(list) && list.some((t) => t.id === 'core:entry')) targets = list.filter((t) => !/^core:user:/.test(t.id) || /miniflare/.test(t.id))
+    } catch {
+      /* not the inspector */
+    }
+  }
+  if (!targets) return null
+  const usedOf = (target) =>
+    new Promise((resolve) => {
+      const ws = new WebSocket(target.webSocketDebuggerUrl)
+      const done = (value) => {
+        clearTimeout(timer)
+        ws.close()
+        resolve(value)
+      }
+      const timer = setTimeout(() => done(0), 3000)
+      ws.onopen = () => ws.send(JSON.stringify({ id: 1, method: 'Runtime.getHeapUsage' }))
+      ws.onmessage = (event) => done(JSON.parse(event.data).result?.usedSize ?? 0)
+      ws.onerror = () => done(0)
+    })
+  return {
+    async list() {
+      const used = await Promise.all(targets.map(usedOf))
+      const top = targets.map((t, i) => [t.id, mibOfBytes(used[i])]).sort((a, b) => b[1] - a[1])[0]
+      return { used: mibOfBytes(used.reduce((a, b) => a + b, 0)), top }
+    },
+  }
+}
+
+/** POST one case of the mix; the answer's status (answerStatus, or 'timeout' / 'error ...'); `sizes` gets its status and bytes. */
+async function send(base, c, sizes) {
   try {
-    return await answerStatus(await fetch(`${base}/api/compress?${c.query}`, { method: 'POST', headers: { 'Content-Type': c.mime }, body: c.body, signal: AbortSignal.timeout(300_000) }))
+    const res = await fetch(`${base}/api/compress?${c.query}`, { method: 'POST', headers: { 'Content-Type': c.mime }, body: c.body, signal: AbortSignal.timeout(300_000) })
+    return await answerStatus(res, sizes)
   } catch (error) {
     return error.name === 'TimeoutError' ? 'timeout' : `error ${error.message}`
   }
@@ -130,7 +188,7 @@ async function send(base, c) {
  * request when the last is answered, until `seconds` have passed (or, with `requests`, until that many were sent in
  * all, at most `seconds` apart from the start); requests in flight then are answered and counted.
  */
-async function round(base, inputs, { clients, seconds, requests }) {
+async function round(base, inputs, { clients, seconds, requests, answers }) {
   const statuses = {}
   let sent = 0
   const deadline = performance.now() + seconds * 1000
@@ -139,7 +197,8 @@ async function round(base, inputs, { clients, seconds, requests }) {
     Array.from({ length: clients }, async (_, client) => {
       for (let r = 0; more(); r++) {
         sent++
-        const status = await send(base, inputs[(client + r) % inputs.length])
+        const c = inputs[(client + r) % inputs.length]
+        const status = await send(base, c, (code, bytes) => answers.set(c.key, { status: code, bytes }))
         statuses[status] = (statuses[status] ?? 0) + 1
       }
     }),
@@ -169,15 +228,17 @@ async function isolateView(base) {
 /**
  * Start a fresh `wrangler dev` in `cwd`, let it idle after one GET /api/health, and run `rounds` rounds against it.
  * `matched` (the control): the request counts per round to send instead of running for the round's time. Returns
- * { idle, rounds: [{ requests, statuses, rss: { worker, proxy } (MiB), heap, isolate }], afterGc }.
+ * { idle, rounds: [{ requests, statuses, rss: { worker, proxy } (MiB), heap, isolate, rssAfterGc, heapAfterGc }], answers }
+ * (answers: the last status and size of each case's answer). After each round's sample the Worker's isolate gets a
+ * full collection and is sampled again (rssAfterGc, heapAfterGc).
  *
  * @example
  * const run = await runRounds({ root, cwd: root, inputs, rounds: 20, vars })
  */
-export async function runRounds({ root, cwd = root, inputs, rounds, clients = 12, seconds = 20, settleMs = 2000, vars = {}, matched, log = () => {} }) {
+export async function runRounds({ root, cwd = root, inputs, rounds, clients = 12, seconds = 20, settleMs = 2000, vars = {}, env, matched, log = () => {} }) {
   // From a copy, so that an edit during the minutes of a run does not reload the Worker.
   const tree = cwd === root ? snapshotTree(root, 'imgedge-rounds-tree-') : cwd
-  const server = await startWorker({ root, cwd: tree, vars, prefix: 'imgedge-rounds-', log }).catch((error) => {
+  const server = await startWorker({ root, cwd: tree, vars, env, prefix: 'imgedge-rounds-', log }).catch((error) => {
     if (tree !== cwd) removeTempDir(tree)
     throw error
   })
@@ -186,22 +247,24 @@ export async function runRounds({ root, cwd = root, inputs, rounds, clients = 12
     await (await fetch(`${server.base}/api/health`)).arrayBuffer()
     await sleep(1000)
     inspector = await openInspector(server.inspectorPort).catch((error) => (log(`  no inspector: ${error.message}`), null))
-    const idle = { rss: mapValues(rssOf(server), mib), heap: (await inspector?.heap()) ?? null }
+    const platform = await platformHeaps(server.worker.pid).catch(() => null)
+    const idle = { rss: mapValues(rssOf(server), mib), heap: (await inspector?.heap()) ?? null, platform: (await platform?.list()) ?? null }
     const results = []
+    const answers = new Map()
+    const nudge = () => fetch(`${server.base}/api/health`).then((res) => res.arrayBuffer())
     for (let i = 0; i < rounds; i++) {
-      const r = await round(server.base, inputs, { clients, seconds, requests: matched?.[i] })
+      const r = await round(server.base, inputs, { clients, seconds, requests: matched?.[i], answers })
       await sleep(settleMs)
-      const entry = { ...r, rss: mapValues(rssOf(server), mib), heap: (await inspector?.heap()) ?? null, isolate: await isolateView(server.base) }
+      const entry = { ...r, rss: mapValues(rssOf(server), mib), heap: (await inspector?.heap()) ?? null, platform: (await platform?.list()) ?? null, isolate: await isolateView(server.base) }
+      // Then a full collection of the Worker's isolate: what is left is what it holds, not garbage V8 has yet to collect.
+      if (inspector && !(await inspector.collectGarbage(nudge)).error) {
+        await sleep(settleMs)
+        Object.assign(entry, { rssAfterGc: mapValues(rssOf(server), mib), heapAfterGc: await inspector.heap() })
+      }
       results.push(entry)
-      log(`  round ${i + 1}: ${entry.requests} requests, worker ${entry.rss.worker} MiB, proxy ${entry.rss.proxy} MiB, heap ${entry.heap?.used ?? '?'} MiB ${JSON.stringify(entry.statuses)}`)
+      log(`  round ${i + 1}: ${entry.requests} requests, worker ${entry.rss.worker} MiB (after a full GC ${entry.rssAfterGc?.worker ?? '?'}), proxy ${entry.rss.proxy} MiB, heap ${entry.heap?.used ?? '?'} MiB (${entry.heapAfterGc?.used ?? '?'}), wrangler's isolates ${entry.platform?.used ?? '?'} MiB ${JSON.stringify(entry.statuses)}`)
     }
-    let afterGc = null
-    if (inspector) {
-      const gc = await inspector.collectGarbage(() => fetch(`${server.base}/api/health`).then((res) => res.arrayBuffer()))
-      await sleep(settleMs)
-      afterGc = gc.error ? null : { rss: mapValues(rssOf(server), mib), heap: await inspector.heap() }
-    }
-    return { idle, rounds: results, afterGc }
+    return { idle, rounds: results, answers: Object.fromEntries(answers) }
   } finally {
     inspector?.close()
     await server.stop()
@@ -212,36 +275,78 @@ export async function runRounds({ root, cwd = root, inputs, rounds, clients = 12
 const mapValues = (object, f) => Object.fromEntries(Object.entries(object).map(([k, v]) => [k, f(v)]))
 
 /**
- * The goals for a run of imgedge and its control: the last `tail` rounds of imgedge's Worker process within
- * `spreadMiB` of each other, and its growth over idle at the last round at most `gapMiB` above the control's.
+ * The goals for a run of imgedge and its control, on the Worker's process after each round's full collection (V8's
+ * garbage timing differs between the two Workers and is not what either holds): imgedge's growth over idle less the
+ * control's after the same round (what imgedge adds to what wrangler dev grows by for the traffic alone), its last
+ * `tail` rounds within `spreadMiB` of each other and the last under `gapMiB`. Without a control, imgedge's growth.
  */
 export function judgeRounds(imgedge, control, { tail = 10, spreadMiB = 10, gapMiB = 40 } = {}) {
-  const last = imgedge.rounds.slice(-tail).map((r) => r.rss.worker)
+  const growth = (run, i) => (run.rounds[i].rssAfterGc ?? run.rounds[i].rss).worker - run.idle.rss.worker
+  const share = imgedge.rounds.map((_, i) => Math.round((growth(imgedge, i) - (control ? growth(control, i) : 0)) * 10) / 10)
+  const last = share.slice(-tail)
   const spread = Math.round((Math.max(...last) - Math.min(...last)) * 10) / 10
-  const growth = (run) => run.rounds.at(-1).rss.worker - run.idle.rss.worker
-  const gap = control ? Math.round((growth(imgedge) - growth(control)) * 10) / 10 : null
-  const pass = imgedge.rounds.length >= tail && spread <= spreadMiB && (gap === null || gap <= gapMiB)
-  return { spread, gap, pass, line: `${pass ? 'PASS' : 'FAIL'} steady: last ${tail} rounds within ${spread} MiB (goal ${spreadMiB}), ${gap === null ? 'no control' : `${gap} MiB over the control's growth (goal under ${gapMiB})`}` }
+  const gap = share.at(-1)
+  const pass = imgedge.rounds.length >= tail && spread <= spreadMiB && gap < gapMiB
+  const whose = control ? "imgedge's growth less the control's" : "imgedge's growth (no control)"
+  return { share, spread, gap, pass, line: `${pass ? 'PASS' : 'FAIL'} steady: ${whose}, last ${tail} rounds ${last.join(', ')} MiB: within ${spread} MiB (goal ${spreadMiB}), ${gap} MiB at the last (goal under ${gapMiB})` }
 }
 
-/** The per-round table (Markdown): imgedge and the control side by side, RSS over idle per workerd process. */
-export function roundsTable(imgedge, control) {
-  const over = (run, r, p) => (Number.isFinite(r.rss[p]) ? Math.round((r.rss[p] - run.idle.rss[p]) * 10) / 10 : '')
+/**
+ * The per-round table (Markdown), MiB: imgedge and the control side by side; RSS of each workerd process over its idle
+ * RSS, the Worker's process as sampled and after a full collection of the Worker's isolate; V8 heap used after it.
+ */
+export function roundsTable(imgedge, control, verdict) {
+  const over = (run, r, p) => (r && Number.isFinite(r[p]) ? `+${Math.round((r[p] - run.idle.rss[p]) * 10) / 10}` : '')
   const lines = [
-    `| round | requests | worker RSS (over idle) | proxy RSS (over idle) | V8 heap used / total | lean memory | control requests | control worker RSS (over idle) | control proxy RSS (over idle) |`,
-    `|---|---|---|---|---|---|---|---|---|`,
-    `| idle | | ${imgedge.idle.rss.worker} | ${imgedge.idle.rss.proxy} | ${heapCell(imgedge.idle.heap)} | | | ${control?.idle.rss.worker ?? ''} | ${control?.idle.rss.proxy ?? ''} |`,
+    `| round | requests | worker | worker, after GC | proxy | V8 heap after GC | lean memory | wrangler's isolates | control worker | control worker, after GC | control proxy | control V8 heap after GC | imgedge less control, after GC |`,
+    `|---|---|---|---|---|---|---|---|---|---|---|---|---|`,
+    `| idle (RSS) | | ${imgedge.idle.rss.worker} | | ${imgedge.idle.rss.proxy} | ${imgedge.idle.heap?.used ?? ''} | | ${imgedge.idle.platform?.used ?? ''} | ${control?.idle.rss.worker ?? ''} | | ${control?.idle.rss.proxy ?? ''} | ${control?.idle.heap?.used ?? ''} | |`,
   ]
   imgedge.rounds.forEach((r, i) => {
     const k = control?.rounds[i]
     lines.push(
-      `| ${i + 1} | ${r.requests} | ${r.rss.worker} (+${over(imgedge, r, 'worker')}) | ${r.rss.proxy} (+${over(imgedge, r, 'proxy')}) | ${heapCell(r.heap)} | ${r.isolate?.lean?.sharedMiB ?? ''} | ${k?.requests ?? ''} | ${k ? `${k.rss.worker} (+${over(control, k, 'worker')})` : ''} | ${k ? `${k.rss.proxy} (+${over(control, k, 'proxy')})` : ''} |`,
+      `| ${i + 1} | ${r.requests} | ${over(imgedge, r.rss, 'worker')} | ${over(imgedge, r.rssAfterGc, 'worker')} | ${over(imgedge, r.rss, 'proxy')} | ${r.heapAfterGc?.used ?? ''} | ${r.isolate?.lean?.sharedMiB ?? ''} | ${r.platform?.used ?? ''} | ${k ? over(control, k.rss, 'worker') : ''} | ${k ? over(control, k.rssAfterGc, 'worker') : ''} | ${k ? over(control, k.rss, 'proxy') : ''} | ${k?.heapAfterGc?.used ?? ''} | ${verdict?.share[i] ?? ''} |`,
     )
   })
-  if (imgedge.afterGc || control?.afterGc) {
-    lines.push(`| after a full GC | | ${imgedge.afterGc?.rss.worker ?? ''} | ${imgedge.afterGc?.rss.proxy ?? ''} | ${heapCell(imgedge.afterGc?.heap)} | | | ${control?.afterGc?.rss.worker ?? ''} | ${control?.afterGc?.rss.proxy ?? ''} |`)
-  }
   return lines.join('\n')
 }
 
-const heapCell = (heap) => (heap ? `${heap.used} / ${heap.total}` : '')
+/**
+ * The whole check: the mix's inputs, `rounds` rounds against imgedge (from a copy of `root`), the same rounds as many
+ * requests each against the control (unless `control` is false), the table and the verdict. Rate limiting is off
+ * (the control has no Durable Object; `vars` can turn it on); DEBUG_MEMORY is set for the isolate's view. `tail` is
+ * the number of last rounds judged.
+ *
+ * @example
+ * const { verdict } = await steadyCheck({ root: ROOT, corpusDir, cacheDir, rounds: 20 })
+ * console.log(verdict.line) // PASS steady: ...
+ */
+export async function steadyCheck({ root, corpusDir, cacheDir, rounds = 20, clients = 12, seconds = 20, tail = Math.min(10, rounds), vars = {}, control = true, observability = false, log = console.log }) {
+  const inputs = await roundInputs({ root, corpusDir, cacheDir, log })
+  const options = {
+    root,
+    inputs,
+    rounds,
+    clients,
+    seconds,
+    vars: { RATE_LIMIT_ANON_PER_MINUTE: '0', QUEUE_TIMEOUT_MS: '60000', DEBUG_MEMORY: '1', ...vars },
+    // wrangler's local traces (X_LOCAL_OBSERVABILITY) keep something for every request in the Worker's process,
+    // whatever the Worker: off unless asked for, in both runs alike.
+    env: observability ? {} : { X_LOCAL_OBSERVABILITY: 'false' },
+    log,
+  }
+  log(`imgedge: ${rounds} rounds of ${clients} clients x ${seconds} s (${inputs.map((c) => c.key).join(', ')})`)
+  const imgedge = await runRounds(options)
+  let controlRun = null
+  if (control) {
+    log('control: the same rounds, as many requests each')
+    // The control reads each body and answers as many bytes, with the same status, as imgedge answered that case.
+    const answered = inputs.map((c) => {
+      const a = imgedge.answers[c.key] ?? { status: 200, bytes: 0 }
+      return { ...c, query: `${c.query}&control_bytes=${a.bytes}&control_status=${a.status}` }
+    })
+    controlRun = await runRounds({ ...options, inputs: answered, cwd: path.join(root, 'scripts', 'lib', 'control-worker'), matched: imgedge.rounds.map((r) => r.requests) })
+  }
+  const verdict = judgeRounds(imgedge, controlRun, { tail })
+  return { imgedge, control: controlRun, table: roundsTable(imgedge, controlRun, verdict), verdict }
+}
