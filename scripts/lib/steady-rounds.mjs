@@ -138,7 +138,7 @@ function listeningPorts(pid) {
  * The V8 heaps of the isolates wrangler dev runs beside the Worker in its process (miniflare's entry, asset,
  * storage and observability workers), read from workerd's own inspector (wrangler's proxy shows only the Worker).
  * The Worker's own isolate (`core:user:<name>`) is left to the proxy's session, which a second one would end.
- * Returns { list() -> Promise<{ used, top: [id, MiB] }> } or null when the port is not found.
+ * Returns { list() -> Promise<{ used, byId: { id: MiB } }> } or null when the port is not found.
  */
 export async function platformHeaps(pid) {
   let targets = null
@@ -167,8 +167,8 @@ export async function platformHeaps(pid) {
   return {
     async list() {
       const used = await Promise.all(targets.map(usedOf))
-      const top = targets.map((t, i) => [t.id, mibOfBytes(used[i])]).sort((a, b) => b[1] - a[1])[0]
-      return { used: mibOfBytes(used.reduce((a, b) => a + b, 0)), top }
+      const byId = Object.fromEntries(targets.map((t, i) => [t.id, mibOfBytes(used[i])]))
+      return { used: mibOfBytes(used.reduce((a, b) => a + b, 0)), byId }
     },
   }
 }
