@@ -43,6 +43,11 @@
 //   --animation        only the animation phase (animated GIFs and WebPs to animated WebP against sharp: bytes, PSNR
 //                      of every frame, delays and loop count, time per frame; part of every full and quick run), merged
 //                      into the last run's .cache/bench-results.json
+//   --steady           only the sustained-traffic memory check (npm run memory:steady -- --rounds 20: 20 rounds of 12
+//                      clients x 20 s against imgedge and the control Worker, about 16 minutes; --quick 12 rounds of
+//                      10 s judged on the last 6): prints the per-round table and a PASS/FAIL line (the last rounds
+//                      within 10 MiB of each other, growth under 40 MiB over the control's), exits 1 on FAIL; writes
+//                      .cache/bench-steady.json, not the doc
 //   --corpus DIR       photos to make inputs from (default ../shared/corpus/photos; synthesised without)
 //   --timeout S        per-request timeout in seconds (default 300)
 
@@ -52,7 +57,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
-import { killStarted, memoryOf, parseServerTiming, removeTempDir, resetPeak, startWorker, tempDir, workerdPackageVersion, workerdVersion } from './lib/devserver.mjs'
+import { killStarted, memoryOf, parseServerTiming, removeTempDir, resetPeak, snapshotTree as snapshotOf, startWorker, tempDir, workerdPackageVersion, workerdVersion } from './lib/devserver.mjs'
 import { SIZES, createInputs } from './lib/bench-inputs.mjs'
 import { animations } from './lib/animations.mjs'
 import { SETTINGS_MAPPING, encodeWith, loadSharp, sharpConvert, sharpSteps } from './lib/bench-sharp.mjs'
@@ -63,6 +68,7 @@ import { burstGoals, burstPhase, burstSection, writeBurstDoc } from './lib/bench
 import { deliveryPhase, deliveryTable } from './lib/bench-delivery.mjs'
 import { smartPhase, smartSection } from './lib/bench-smart.mjs'
 import { animationPhase, animationSection, animationTargets } from './lib/bench-animation.mjs'
+import { steadyCheck } from './lib/steady-rounds.mjs'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const CACHE = path.join(ROOT, '.cache')
@@ -82,7 +88,7 @@ const ISOLATE_MIB = 128
 // Command line
 
 function parseArgs(argv) {
-  const args = { quick: false, runs: null, only: null, allPhases: false, merge: false, docs: true, reportOnly: false, explore: false, delivery: false, smart: false, palette: false, animation: false, corpus: path.resolve(ROOT, '..', 'shared', 'corpus', 'photos'), timeout: 300 }
+  const args = { quick: false, runs: null, only: null, allPhases: false, merge: false, docs: true, reportOnly: false, explore: false, delivery: false, smart: false, palette: false, animation: false, steady: false, corpus: path.resolve(ROOT, '..', 'shared', 'corpus', 'photos'), timeout: 300 }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     const [name, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined]
@@ -101,6 +107,7 @@ function parseArgs(argv) {
       case '--smart': args.smart = true; break
       case '--palette': args.smart = true; args.palette = true; break
       case '--animation': args.animation = true; break
+      case '--steady': args.steady = true; break
       case '--corpus': args.corpus = path.resolve(value()); break
       case '--timeout': args.timeout = Number(value()); break
       case '-h': case '--help': {
@@ -113,7 +120,7 @@ function parseArgs(argv) {
   }
   if (args.runs !== null && !(Number.isInteger(args.runs) && args.runs >= 1)) fail('--runs must be a positive integer')
   if (args.merge && (!args.only || args.allPhases)) fail('--merge needs --only (and no --all-phases)')
-  if ([args.delivery, args.smart, args.animation].filter(Boolean).length > 1) fail('--delivery, --smart and --animation each run alone: one at a time')
+  if ([args.delivery, args.smart, args.animation, args.steady].filter(Boolean).length > 1) fail('--delivery, --smart, --animation and --steady each run alone: one at a time')
   return args
 }
 
@@ -169,17 +176,7 @@ const mpOf = (input) => (input.width * input.height) / 1e6
 // The worker
 
 /** Copy what wrangler dev builds from into a temporary folder, so other people's edits do not reload it. */
-function snapshotTree() {
-  const dir = tempDir('imgedge-bench-tree-')
-  // docs/memory-matrix.md is bundled as text (src/lib/measured-matrix.ts): without it the build fails.
-  // signers/js is the one definition of a signed URL, which the worker imports.
-  for (const name of ['src', 'wasm', 'public', 'signers', 'docs/memory-matrix.md', 'wrangler.toml', 'package.json', 'tsconfig.json', 'worker-configuration.d.ts']) {
-    const from = path.join(ROOT, name)
-    if (fs.existsSync(from)) fs.cpSync(from, path.join(dir, name), { recursive: true })
-  }
-  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir')
-  return dir
-}
+const snapshotTree = () => snapshotOf(ROOT, 'imgedge-bench-tree-')
 
 async function startServer(tree) {
   const readyPath = fs.existsSync(path.join(tree, 'public', 'favicon.svg')) ? '/favicon.svg' : '/api/health'
@@ -1062,6 +1059,13 @@ async function main() {
     await mergePhase('burst', result, { ...args, docs: false })
     if (args.docs) writeBurstDoc(ROOT, result)
     if (!burstGoals(result).every((goal) => goal.met)) process.exitCode = 1
+    return
+  }
+  if (args.steady) {
+    const run = await steadyCheck({ root: ROOT, corpusDir: args.corpus, cacheDir: path.join(CACHE, 'memory-inputs'), ...(args.quick ? { rounds: 12, seconds: 10, tail: 6 } : {}), log })
+    console.log(`\nRSS in MiB (over idle); V8 heaps in MiB\n\n${run.table}\n\n${run.verdict.line}`)
+    fs.writeFileSync(path.join(CACHE, 'bench-steady.json'), JSON.stringify(run, null, 1))
+    process.exitCode = run.verdict.pass ? 0 : 1
     return
   }
   if (args.delivery || args.smart || args.animation) {

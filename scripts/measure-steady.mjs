@@ -9,6 +9,7 @@
 //   npm run memory:steady                                  # the default plan below; prints a table
 //   npm run memory:steady -- --only jpeg:12 --times 6      # one sequence
 //   npm run memory:steady -- --clients 12 --mix jpeg:12,webp:12,jpeg:4@width=1200 --requests 3
+//   npm run memory:steady -- --rounds 20                   # sustained traffic, against the control too
 //
 // (without npm: node_modules/.bin/node scripts/measure-steady.mjs ...; needs Node >= 22 and Linux)
 //
@@ -26,6 +27,14 @@
 //   --control        also send the clients' requests, the same bodies in the same order, to a Worker that
 //                    answers at once and never reads them (scripts/lib/control-worker): what workerd grows by
 //                    for the request bytes alone under wrangler dev, whatever the Worker does
+//   --rounds N       instead: N rounds of sustained traffic (scripts/lib/steady-rounds.mjs): --clients clients (12)
+//                    sending small conversions of held-out photos back to back for --seconds (20) each round, then
+//                    both workerd processes' RSS, the isolate's V8 heap and what it says it holds
+//                    (/api/health?memory=1); the same rounds, as many requests each, against the control Worker
+//   --seconds S      a round's length (default 20)
+//   --no-control     rounds: imgedge only
+//   --observability  rounds: leave wrangler's local traces on (X_LOCAL_OBSERVABILITY; off by default in both runs)
+//   --var NAME:VALUE rounds: a var for both Workers over the mode's own (repeatable; e.g. RATE_LIMIT_ANON_PER_MINUTE:0)
 //   --json FILE      also write the results as JSON
 
 import fs from 'node:fs'
@@ -33,6 +42,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { memoryOf, resetPeak, startWorker } from './lib/devserver.mjs'
 import { caseOfKey, INPUT_KINDS, inputOf } from './lib/inputs.mjs'
+import { answerStatus, steadyCheck } from './lib/steady-rounds.mjs'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const INPUTS = path.join(ROOT, '.cache', 'memory-inputs')
@@ -49,6 +59,11 @@ function parseArgs(argv) {
     corpus: path.resolve(ROOT, '..', 'shared', 'corpus', 'photos'),
     json: null,
     control: false,
+    rounds: 0,
+    seconds: 20,
+    roundsControl: true,
+    vars: {},
+    observability: false,
   }
   for (let i = 0; i < argv.length; i++) {
     const [name, inline] = argv[i].includes('=') && argv[i].startsWith('--') ? [argv[i].slice(0, argv[i].indexOf('=')), argv[i].slice(argv[i].indexOf('=') + 1)] : [argv[i], undefined]
@@ -63,6 +78,15 @@ function parseArgs(argv) {
       case '--corpus': args.corpus = path.resolve(value()); break
       case '--json': args.json = value(); break
       case '--control': args.control = true; break
+      case '--rounds': args.rounds = Number(value()); break
+      case '--seconds': args.seconds = Number(value()); break
+      case '--no-control': args.roundsControl = false; break
+      case '--observability': args.observability = true; break
+      case '--var': {
+        const [key, ...rest] = value().split(':')
+        args.vars[key] = rest.join(':')
+        break
+      }
       default:
         console.error(`measure-steady: unknown argument ${argv[i]}`)
         process.exit(2)
@@ -83,13 +107,7 @@ async function convert(base, testCase, body) {
     body,
     signal: AbortSignal.timeout(300_000),
   })
-  const bytes = await res.arrayBuffer()
-  if (res.ok) return 'ok'
-  try {
-    return `${res.status} ${JSON.parse(new TextDecoder().decode(bytes)).code}`
-  } catch {
-    return String(res.status)
-  }
+  return answerStatus(res)
 }
 
 /** A fresh wrangler dev, idle after one GET /api/health: `work` gets its base URL, pid and idle RSS (KiB). */
@@ -148,7 +166,31 @@ async function clients(mix, bodies, count, requests, cwd = ROOT) {
   }, cwd)
 }
 
+/** `--rounds`: imgedge, then the control, each a fresh wrangler dev (scripts/lib/steady-rounds.mjs). */
+async function roundsMode(args) {
+  const run = await steadyCheck({
+    root: ROOT,
+    corpusDir: args.corpus,
+    cacheDir: INPUTS,
+    rounds: args.rounds,
+    clients: args.clients || 12,
+    seconds: args.seconds,
+    vars: args.vars,
+    control: args.roundsControl,
+    observability: args.observability,
+  })
+  console.log(`\nMiB; RSS over the idle RSS after one GET /api/health. The Worker's process runs the isolate, the proxy owns the port.\n`)
+  console.log(run.table)
+  console.log(`\n${run.verdict.line}`)
+  if (args.json) fs.writeFileSync(args.json, `${JSON.stringify(run, null, 2)}\n`)
+  return run.verdict
+}
+
 const args = parseArgs(process.argv.slice(2))
+if (args.rounds > 0) {
+  const verdict = await roundsMode(args)
+  process.exit(verdict.pass ? 0 : 1)
+}
 const sequences = args.only.map(caseOfKey)
 const mix = args.clients > 0 ? args.mix.map(caseOfKey) : []
 const bodies = new Map()

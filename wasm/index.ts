@@ -12,11 +12,12 @@
 import leanModule from './lean/lean.wasm'
 
 import { MemoryCap } from './cap'
+import { LeanCodec } from './lean'
 import { sessionCodec } from './session'
 import './imagedata'
 
 export { MemoryCap }
-export { AVIF_WHOLE_PIXELS, LeanFailure, PNG_STRATEGY, type LeanAvifSettings, type LeanCodec, type LeanJpegSettings, type LeanPngSettings, type PaletteResult, type PaletteSettings, type SampleSpans } from './lean'
+export { AVIF_WHOLE_PIXELS, LeanFailure, type LeanCodec, PNG_STRATEGY, type LeanAvifSettings, type LeanJpegSettings, type LeanPngSettings, type PaletteResult, type PaletteSettings, type SampleSpans } from './lean'
 
 /**
  * The lean codec (MozJPEG, libwebp, libpng and libdeflate, giflib, libavif with dav1d and libaom, row by row;
@@ -25,4 +26,6 @@ export { AVIF_WHOLE_PIXELS, LeanFailure, PNG_STRATEGY, type LeanAvifSettings, ty
  * instance whose memory stops at `cap`.
  */
 export const leanCodec = (cap: MemoryCap) => sessionCodec(leanModule, cap)
+/** The lean instances V8 has not collected yet, and their memories' bytes (the isolate's view of its memory). */
+export const leanInstances = () => LeanCodec.live()
 export { abandonLeanSession, leanResidentMiB, releaseLeanMemory, withLeanSession } from './session'

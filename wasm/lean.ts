@@ -224,7 +224,32 @@ function initialStateOf(module: WebAssembly.Module, exports: LeanExports, memory
   return state
 }
 
+/**
+ * The lean instances not yet collected, for the isolate's own view of its memory (/api/health?memory=1): a weak
+ * reference each, dropped when V8 collects the instance, so the count is what is still resident.
+ */
+const liveCodecs = new Set<WeakRef<LeanCodec>>()
+const collected = new FinalizationRegistry<WeakRef<LeanCodec>>((ref) => liveCodecs.delete(ref))
+
 export class LeanCodec {
+  /**
+   * The lean instances V8 has not collected yet and the bytes of their memories (a memory shared by several counted once).
+   *
+   * @example
+   * LeanCodec.live() // { count: 1, memoryBytes: 14680064 }
+   */
+  static live(): { count: number; memoryBytes: number } {
+    const memories = new Set<WebAssembly.Memory>()
+    let count = 0
+    for (const ref of liveCodecs) {
+      const codec = ref.deref()
+      if (!codec) continue
+      count++
+      memories.add(codec.memory)
+    }
+    return { count, memoryBytes: [...memories].reduce((sum, memory) => sum + memory.buffer.byteLength, 0) }
+  }
+
   private readonly memory: WebAssembly.Memory
   private readonly exports: LeanExports
   /** The caps to mark as reached when the codec runs out of memory: its own and the current caller's. */
@@ -311,6 +336,9 @@ export class LeanCodec {
     this.exports = instance.exports as unknown as LeanExports
     this.initial = initialStateOf(module, this.exports, this.memory)
     this.exports._initialize()
+    const ref = new WeakRef(this)
+    liveCodecs.add(ref)
+    collected.register(this, ref)
   }
 
   /**

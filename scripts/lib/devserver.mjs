@@ -55,6 +55,26 @@ export function removeTempDir(dir) {
 }
 
 /**
+ * A copy of what wrangler dev builds from (the tree at `root`) in a temporary folder, with node_modules linked, so
+ * edits made while it runs (ours or another engineer's) do not reload it. Removed by `removeTempDir` or an interrupt.
+ *
+ * @example
+ * const tree = snapshotTree(ROOT, 'imgedge-bench-tree-')
+ * const dev = await startWorker({ root: ROOT, cwd: tree })
+ */
+export function snapshotTree(root, prefix = 'imgedge-tree-') {
+  const dir = tempDir(prefix)
+  // docs/memory-matrix.md is bundled as text (src/lib/measured-matrix.ts): without it the build fails.
+  // signers/js is the one definition of a signed URL, which the worker imports.
+  for (const name of ['src', 'wasm', 'public', 'signers', 'docs/memory-matrix.md', 'wrangler.toml', 'package.json', 'tsconfig.json', 'worker-configuration.d.ts']) {
+    const from = path.join(root, name)
+    if (fs.existsSync(from)) fs.cpSync(from, path.join(dir, name), { recursive: true })
+  }
+  fs.symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'), 'dir')
+  return dir
+}
+
+/**
  * `startDevServer` on free ports with a throw-away `--persist-to` folder, retried a few times (another
  * engineer's half-saved file can break a build). The handle's `stop()` removes the folder too.
  *
@@ -171,9 +191,10 @@ export function descendantsOf(root) {
  *
  * wrangler dev runs two workerd processes: a small proxy that owns the public port
  * (`--socket-addr=entry=IP:PORT`) and forwards to the runtime that actually runs the Worker. The
- * handle calls the second one `worker` and the first `proxy`.
+ * handle calls the second one `worker` and the first `proxy`. `vars` are passed as `--var`s, `env` is laid over
+ * this process's environment for wrangler (e.g. X_LOCAL_OBSERVABILITY).
  */
-export async function startDevServer({ root, cwd = root, port, inspectorPort, vars = {}, persistTo, readyTimeoutMs = 120_000, readyPath = '/api/health' }) {
+export async function startDevServer({ root, cwd = root, port, inspectorPort, vars = {}, env = {}, persistTo, readyTimeoutMs = 120_000, readyPath = '/api/health' }) {
   const node = path.join(root, 'node_modules', '.bin', 'node')
   const wrangler = path.join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js')
   const args = [
@@ -189,7 +210,7 @@ export async function startDevServer({ root, cwd = root, port, inspectorPort, va
     cwd,
     detached: true, // own process group, so stop() reaches esbuild and both workerd processes too
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1', FORCE_COLOR: '0' },
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1', FORCE_COLOR: '0', ...env },
   })
   groups.add(child.pid)
   let log = ''
@@ -207,6 +228,8 @@ export async function startDevServer({ root, cwd = root, port, inspectorPort, va
     pid: child.pid,
     port,
     base: `http://127.0.0.1:${port}`,
+    /** wrangler's inspector proxy (Chrome DevTools Protocol over a WebSocket; GET /json lists the Worker's target). */
+    inspectorPort,
     get log() {
       return log
     },

@@ -20,6 +20,9 @@ let shared = new Uint8Array(0)
 /** The largest body buffer kept from one conversion to the next (a 12 MP phone JPEG is 2-5 MiB). */
 const KEEP_BYTES = 8 * 2 ** 20
 
+/** Bytes of the body buffer kept now (the isolate's view of its memory, /api/health?memory=1). */
+export const bodyBufferBytes = (): number => shared.length
+
 /** A buffer of at least `size` bytes, keeping the first `keep` bytes of the one handed out before. */
 export function bodyBuffer(size: number, keep = 0): Uint8Array {
   if (shared.length < size) {

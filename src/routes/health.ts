@@ -4,6 +4,7 @@ import { CODECS } from '../codecs/registry'
 import type { FormatId, OutputFormat } from '../codecs/types'
 import { readHeader } from '../pipeline/sniff'
 import { limitsOf } from '../env'
+import { isolateMemory, memoryDebugOn } from '../lib/isolate-memory'
 import { conversionQueue } from '../queue'
 
 /** A 1x1 GIF, the smallest input that exercises the GIF decoder. */
@@ -62,7 +63,8 @@ function queueState(env: Env) {
 
 /**
  * GET /api/health: liveness with version, codecs and the conversion queue (503 `degraded` when it has not moved for
- * longer than a conversion can take); `?deep=1` round-trips a tiny image through every codec (503 if any fails).
+ * longer than a conversion can take); `?deep=1` round-trips a tiny image through every codec (503 if any fails);
+ * `?memory=1`, with the DEBUG_MEMORY var set, adds what the isolate holds (isolate-memory.ts).
  */
 export const health = new Hono<{ Bindings: Env }>().get('/', async (c) => {
   const codecs = Object.fromEntries(
@@ -70,6 +72,7 @@ export const health = new Hono<{ Bindings: Env }>().get('/', async (c) => {
   )
   const { stalled, ...queue } = queueState(c.env)
   const base = { status: stalled ? 'degraded' : 'ok', version: pkg.version, codecs, ...queue }
+  if (c.req.query('memory') === '1' && memoryDebugOn(c.env)) return c.json({ ...base, memory: isolateMemory() }, 200, { 'Cache-Control': 'no-store' })
   if (!['1', 'true'].includes(c.req.query('deep') ?? '')) return c.json(base, stalled ? 503 : 200, { 'Cache-Control': 'no-store' })
 
   const checks: Record<string, Check> = {}
