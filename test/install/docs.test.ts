@@ -13,13 +13,6 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const read = (file: string): string => fs.readFileSync(path.join(ROOT, file), 'utf8')
 const readIfThere = (file: string): string => (fs.existsSync(path.join(ROOT, file)) ? read(file) : '')
 
-/**
- * Pages linked from this branch's documents that other branches write, written on other branches: the lead empties
- * this list when they are merged (a listed file that exists fails the test, so the list cannot go stale).
- */
-const WRITTEN_ON_OTHER_BRANCHES = [
-]
-
 /** Every Markdown file under `dir` (repo-relative), recursively. */
 function markdownUnder(dir: string): string[] {
   if (!fs.existsSync(path.join(ROOT, dir))) return []
@@ -100,15 +93,11 @@ describe('links', () => {
         if (anchor && resolved.endsWith('.md') && !anchorsOf(read(resolved)).has(anchor)) broken.push(`${target} (no heading #${anchor})`)
         continue
       }
-      if (WRITTEN_ON_OTHER_BRANCHES.includes(resolved)) continue
       broken.push(`${target} (${resolved})`)
     }
     expect(broken, `${file} links to files that do not exist`).toEqual([])
   })
 
-  it('lists only pages that are not here yet as written on other branches', () => {
-    expect(WRITTEN_ON_OTHER_BRANCHES.filter((file) => fs.existsSync(path.join(ROOT, file))), 'exists now: take it off WRITTEN_ON_OTHER_BRANCHES').toEqual([])
-  })
 })
 
 describe('user documentation', () => {
