@@ -57,8 +57,10 @@ interface Ticket {
   started?: number
 }
 
-const busy = (waitMs: number, detail: string) =>
-  new ApiError('busy', `This worker is busy with other conversions: ${detail}. Retry in about ${Math.ceil(waitMs / 1000)} s.`, { retryAfter: Math.ceil(waitMs / 1000) }, { 'Retry-After': String(Math.max(1, Math.ceil(waitMs / 1000))) })
+function busy(waitMs: number, detail: string): ApiError {
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000))
+  return new ApiError('busy', `This worker is busy with other conversions: ${detail}. Retry in about ${seconds} s.`, { retryAfter: seconds }, { 'Retry-After': String(seconds) })
+}
 
 export class ConversionQueue {
   private readonly pollMs: number
@@ -121,6 +123,7 @@ export class ConversionQueue {
         return
       }
       if (now >= deadline) {
+        // Out of the queue first, so the Retry-After counts only the conversions before it.
         this.remove(ticket)
         throw busy(Math.max(1000, this.expectedWait(now)), `waited ${timeoutMs} ms (QUEUE_TIMEOUT_MS) for the conversions before this one`)
       }
