@@ -36,11 +36,6 @@ const ownFailure = (error: unknown) => !(error instanceof ApiError) || error.sta
 export class SingleFlight<T> {
   private readonly flights = new Map<string, Flight<T>>()
 
-  /** Keys being worked on now. */
-  get size(): number {
-    return this.flights.size
-  }
-
   async run(key: string, work: () => Promise<T>, { maxWaitMs }: { maxWaitMs: number }): Promise<Shared<T>> {
     const since = Date.now()
     this.forget(since)
