@@ -7,7 +7,7 @@
  * (Vite inlines SVG as a URL-encoded, not base64, data URL, so `?raw` is simpler). The maps are
  * static, so a typo in a fixture name fails loudly instead of fetching something else.
  */
-const INLINE = import.meta.glob<string>('../fixtures/{*,colour/*,score/*,transform/*}.{jpg,png,webp,avif,gif}', {
+const INLINE = import.meta.glob<string>('../fixtures/{*,colour/*,score/*,subject/*,transform/*}.{jpg,png,webp,avif,gif}', {
   query: '?inline',
   import: 'default',
   eager: true,
