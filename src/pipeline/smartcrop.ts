@@ -1,7 +1,9 @@
 /**
  * gravity=auto: where a crop keeps what draws the eye, found on a small preview of the image (PREVIEW_SIDE pixels on its
  * longer side, so it costs the same at 1 and at 16 MP). Each preview pixel scores for its edges (the gradients of its
- * luma and of its saturation: where colour pops out, not where a whole wall is tinted) and how skin-like its colour is; the window of the crop's size with the highest total wins, a slight
+ * luma and of its saturation: where colour pops out, not where a whole wall is tinted), less the edges around it (a
+ * texture such as bark, foliage or moss is as busy as its surroundings, a subject's outline on a calmer background is
+ * not), and for how skin-like its colour is; the window of the crop's size with the highest total wins, a slight
  * pull to the middle breaking ties on flat images (which then crop as gravity=center does).
  * Measured on real photos with a hand-marked subject: docs/results/gravity-auto.md.
  */
@@ -17,6 +19,9 @@ const WEIGHTS = { edge: 1, saturation: 0.5, skin: 0.6 } as const
  * a warm-lit wall, sand, wood or a lamp's glow can fill a fifth of it and would otherwise pull the crop away from the subject.
  */
 const SKIN_SHARE = 0.2
+
+/** How far around a pixel its surroundings reach, as a share of the preview's longer side (a quarter: 64 pixels each way). */
+const SURROUND = 0.25
 
 /**
  * Each pixel's interest (0 upward) in an RGBA preview.
@@ -50,16 +55,55 @@ export function saliency({ data, width, height }: ImageData): Float32Array {
     skinTotal += skin[i]!
   }
   const skinWeight = WEIGHTS.skin * Math.max(0, 1 - skinTotal / (width * height) / SKIN_SHARE)
-  const map = new Float32Array(width * height)
+  const edges = new Float32Array(width * height)
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
-      const i = y * width + x
       // squared, so that a subject's sharp outline outweighs many soft gradients (light falling off a lamp, a blurred background)
       const edge = WEIGHTS.edge * gradient(luma, x, y) + WEIGHTS.saturation * gradient(saturation, x, y)
-      map[i] = (data[4 * i + 3]! / 255) * (edge * edge + skinWeight * skin[i]!)
+      edges[y * width + x] = edge * edge
     }
   }
+  const table = summedArea(edges, width, height)
+  const near = boxMeans(table, width, height, 1)
+  const around = boxMeans(table, width, height, Math.max(1, Math.round(Math.max(width, height) * SURROUND)))
+  const map = new Float32Array(width * height)
+  for (let i = 0; i < width * height; i++) map[i] = (data[4 * i + 3]! / 255) * (Math.max(0, near[i]! - around[i]!) + skinWeight * skin[i]!)
   return map
+}
+
+/** A summed-area table of a plane (one row and column of zeros first), so that any rectangle's total is four lookups. */
+function summedArea(plane: Float32Array, width: number, height: number): Float64Array {
+  const stride = width + 1
+  const table = new Float64Array(stride * (height + 1))
+  for (let y = 0; y < height; y++) {
+    let row = 0
+    for (let x = 0; x < width; x++) {
+      row += plane[y * width + x]!
+      table[(y + 1) * stride + x + 1] = table[y * stride + x + 1]! + row
+    }
+  }
+  return table
+}
+
+/** The total of a summed-area table's `w` x `h` rectangle at (x, y). */
+function rectTotal(table: Float64Array, width: number, x: number, y: number, w: number, h: number): number {
+  const stride = width + 1
+  return table[(y + h) * stride + x + w]! - table[y * stride + x + w]! - table[(y + h) * stride + x]! + table[y * stride + x]!
+}
+
+/** Each pixel's mean over the square `radius` pixels each way around it, cut at the plane's edges. */
+function boxMeans(table: Float64Array, width: number, height: number, radius: number): Float32Array {
+  const means = new Float32Array(width * height)
+  for (let y = 0; y < height; y++) {
+    const top = Math.max(0, y - radius)
+    const h = Math.min(height, y + radius + 1) - top
+    for (let x = 0; x < width; x++) {
+      const left = Math.max(0, x - radius)
+      const w = Math.min(width, x + radius + 1) - left
+      means[y * width + x] = rectTotal(table, width, left, top, w, h) / (w * h)
+    }
+  }
+  return means
 }
 
 /**
@@ -87,18 +131,8 @@ function skinLike(r: number, g: number, b: number): number {
 export function bestWindow(map: Float32Array, mapWidth: number, mapHeight: number, width: number, height: number): { x: number; y: number } {
   width = Math.max(1, Math.min(mapWidth, width))
   height = Math.max(1, Math.min(mapHeight, height))
-  // summed-area table, so that every window's total is four lookups
-  const stride = mapWidth + 1
-  const table = new Float64Array(stride * (mapHeight + 1))
-  for (let y = 0; y < mapHeight; y++) {
-    let row = 0
-    for (let x = 0; x < mapWidth; x++) {
-      row += map[y * mapWidth + x]!
-      table[(y + 1) * stride + x + 1] = table[y * stride + x + 1]! + row
-    }
-  }
-  const total = (x: number, y: number, w: number, h: number) =>
-    table[(y + h) * stride + x + w]! - table[y * stride + x + w]! - table[(y + h) * stride + x]! + table[y * stride + x]!
+  const table = summedArea(map, mapWidth, mapHeight)
+  const total = (x: number, y: number, w: number, h: number) => rectTotal(table, mapWidth, x, y, w, h)
   // the window's inner half counts once more: its middle is where the subject should sit
   const innerW = Math.max(1, Math.round(width / 2))
   const innerH = Math.max(1, Math.round(height / 2))
