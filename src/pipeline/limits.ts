@@ -254,8 +254,9 @@ export const MEMORY_MODEL = {
       mozjpegPasses: { baseMiB: 2, perMP: 6.7 },
       /**
        * libwebp with its token buffer, which grows with what it codes: a 12 MP photo PNG (grainy) read as it arrives,
-       * so without a file to hide it under, measured 78.4-80.3 MiB to WebP against 76 at 3.7 per MP (a 12 MP JPEG of
-       * the same photo 60.6): 4.3.
+       * so without a file to hide it under, measured 78.4-82.4 MiB to WebP over four runs, against 76 at 3.7 per MP (a
+       * 12 MP JPEG of the same photo 60.6): 4.3 (84). More (4.6) would leave quality=auto's whole check of a 12 MP
+       * photo to WebP without room beside the conversion.
        */
       webp: { baseMiB: 10, perMP: 4.3 },
       webpLowMemory: { baseMiB: 10, perMP: 2 },
