@@ -113,6 +113,9 @@ function describeIssue(issue: z.core.$ZodIssue): { option: string; message: stri
   return { option: issue.path.join('.') || '(options)', message: issue.message }
 }
 
+/** Content types a PNG may be sent as (none is a hint too). */
+const MAY_BE_PNG = /^(|image\/png|image\/apng|application\/octet-stream)$/
+
 const RAW_TYPES = /^(image\/[a-z0-9.+-]+|application\/octet-stream)$/i
 
 /**
@@ -125,8 +128,9 @@ const RAW_TYPES = /^(image\/[a-z0-9.+-]+|application\/octet-stream)$/i
  */
 export async function checkRequestHead(c: Context, maxBytes: number, maxStreamedBytes = maxBytes): Promise<void> {
   const type = contentTypeOf(c)
-  // (a raw body may be a PNG read as it arrives: its cap is the larger one; which it is, its first bytes say)
-  await refuseDeclaredTooLarge(c.req.raw, type === 'multipart/form-data' ? maxBytes : maxStreamedBytes)
+  // A raw body that may be a PNG (its first bytes say; the type is not trusted for that) may be read as it arrives, so
+  // its cap is the larger one; a body typed as another image is refused at once over the held cap, as before.
+  await refuseDeclaredTooLarge(c.req.raw, MAY_BE_PNG.test(type) ? maxStreamedBytes : maxBytes)
   if (type !== 'multipart/form-data') {
     refuseType(type)
     parseOptions(queryFields(c))
