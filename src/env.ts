@@ -32,6 +32,11 @@ const ConfigSchema = z.object({
   /** Largest request body, in bytes, enforced while streaming. */
   MAX_INPUT_BYTES: positiveInt.default(25 * 1024 * 1024),
   /**
+   * Largest PNG request body, in bytes, when it is read as the decoder asks for it (not held: its bytes cost no
+   * memory). Workers accept request bodies up to 100 MB on the Free and Pro plans; a 50 MP photo PNG is about 89 MB.
+   */
+  MAX_STREAMED_INPUT_BYTES: positiveInt.default(100_000_000),
+  /**
    * Largest input, in pixels (width x height from the file header): a safety net refused before anything else (a
    * 50 MP camera's photo is under it). What a conversion of a large image may produce is the memory model's call
    * (MEMORY_BUDGET_MIB): a 24 MP JPEG scaled to 1600 px decodes a quarter of its pixels.
@@ -89,6 +94,8 @@ export interface Quotas {
 
 export interface Limits {
   maxInputBytes: number
+  /** A PNG body read as it arrives (MAX_STREAMED_INPUT_BYTES, never below maxInputBytes). */
+  maxStreamedInputBytes: number
   maxInputPixels: number
   maxOutputPixels: number
   maxAnimationFrames: number
@@ -113,6 +120,7 @@ export const limitsOf = perEnv((env: Partial<Record<keyof Config, unknown>>): Li
   const config = ConfigSchema.parse(env)
   return {
     maxInputBytes: config.MAX_INPUT_BYTES,
+    maxStreamedInputBytes: Math.max(config.MAX_INPUT_BYTES, config.MAX_STREAMED_INPUT_BYTES),
     maxInputPixels: config.MAX_INPUT_PIXELS,
     maxOutputPixels: config.MAX_OUTPUT_PIXELS,
     maxAnimationFrames: config.MAX_ANIMATION_FRAMES,

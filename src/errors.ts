@@ -23,7 +23,7 @@ export const ERRORS = {
   source_not_found: { status: 404, title: 'Source image not found', when: 'GET /img names a key that is not in the `IMAGES` bucket, or an origin answered 404 or 410' },
   method_not_allowed: { status: 405, title: 'Method not allowed', when: 'a known path with another method; has `Allow`' },
   body_timeout: { status: 408, title: 'Request body too slow', when: 'the body did not finish arriving within `BODY_TIMEOUT_MS` once the request\'s turn to convert came (a request holds the isolate\'s conversion slot while its body is read)' },
-  payload_too_large: { status: 413, title: 'Request body too large', when: 'body over `MAX_INPUT_BYTES`, counted while streaming (with or without Content-Length)' },
+  payload_too_large: { status: 413, title: 'Request body too large', when: 'body over `MAX_INPUT_BYTES` (a PNG read as it arrives: `MAX_STREAMED_INPUT_BYTES`), counted while streaming (with or without Content-Length)' },
   unsupported_media_type: { status: 415, title: 'Unsupported request Content-Type', when: 'a Content-Type other than `image/*`, `application/octet-stream` or `multipart/form-data`' },
   unsupported_format: { status: 415, title: 'Unsupported image format', when: 'the bytes are not JPEG, PNG, WebP, AVIF or GIF (`detected` names what they are)' },
   image_too_large: { status: 422, title: 'Image dimensions over the limit', when: 'header dimensions over `MAX_INPUT_PIXELS` (`fits`: the largest `width` and `height` of its aspect ratio under it), a planned output over `MAX_OUTPUT_PIXELS`, an output side over the format\'s maximum (WebP 16383, JPEG 65500), or an animation kept animated with more frames than `MAX_ANIMATION_FRAMES` or more pixels in all than `MAX_ANIMATION_PIXELS`' },

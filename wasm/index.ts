@@ -17,7 +17,7 @@ import { sessionCodec } from './session'
 import './imagedata'
 
 export { MemoryCap }
-export { AVIF_WHOLE_PIXELS, LeanFailure, type LeanCodec, PNG_STRATEGY, type LeanAvifSettings, type LeanJpegSettings, type LeanPngSettings, type PaletteResult, type PaletteSettings, type SampleSpans } from './lean'
+export { AVIF_WHOLE_PIXELS, canStreamInput, LeanFailure, type StreamedFile, type LeanCodec, PNG_STRATEGY, type LeanAvifSettings, type LeanJpegSettings, type LeanPngSettings, type PaletteResult, type PaletteSettings, type SampleSpans } from './lean'
 
 /**
  * The lean codec (MozJPEG, libwebp, libpng and libdeflate, giflib, libavif with dav1d and libaom, row by row;
@@ -25,7 +25,7 @@ export { AVIF_WHOLE_PIXELS, LeanFailure, type LeanCodec, PNG_STRATEGY, type Lean
  * (withLeanSession), the conversion's one instance over the isolate's lean memory; elsewhere a fresh
  * instance whose memory stops at `cap`.
  */
-export const leanCodec = (cap: MemoryCap) => sessionCodec(leanModule, cap)
+export const leanCodec = (cap: MemoryCap, streaming = false) => sessionCodec(leanModule, cap, streaming)
 /** The lean instances V8 has not collected yet, and their memories' bytes (the isolate's view of its memory). */
 export const leanInstances = () => LeanCodec.live()
 export { abandonLeanSession, leanResidentMiB, releaseLeanMemory, withLeanSession } from './session'

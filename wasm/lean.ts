@@ -108,6 +108,31 @@ export interface SampleSpans {
 /** A failure inside the lean codec: libjpeg's, libwebp's, libpng's or giflib's own message. */
 export class LeanFailure extends Error {}
 
+/**
+ * A file that arrives while the decoder reads it (a PNG request body's stream, src/lib/streamed-file.ts): `read`
+ * hands `length` bytes from offset `at` to `into` at once when they are buffered, or returns a promise that does once
+ * they have arrived. Reads are in order, each from where the last ended.
+ */
+export interface StreamedFile {
+  read(length: number, at: number, into: (bytes: Uint8Array) => void): void | Promise<void>
+}
+
+/** JavaScript Promise Integration (JSPI), where the engine has it: a wasm import that may wait, an export that can. */
+interface Jspi {
+  Suspending: new (f: (...args: never[]) => unknown) => WebAssembly.ImportValue
+  promising: <F extends (...args: never[]) => unknown>(f: F) => (...args: Parameters<F>) => Promise<ReturnType<F>>
+}
+const jspi = (): Jspi | undefined => {
+  const w = WebAssembly as unknown as Partial<Jspi>
+  return typeof w.Suspending === 'function' && typeof w.promising === 'function' ? (w as Jspi) : undefined
+}
+
+/** Whether a file can be read as it arrives (`LeanCodec.rowsFromPngStream`): the engine has JSPI. */
+export const canStreamInput = (): boolean => jspi() !== undefined
+
+/** The exports that may read a streamed file: opening it, and the sinks that pull its rows. */
+type PullingExport = 'pd_open' | 'px_to_jpeg' | 'px_to_webp' | 'px_to_avif'
+
 /** Settings of the AVIF sink (sink_avif.c: libavif and libaom). */
 export interface LeanAvifSettings {
   /** libavif's quality, 0-100 (ignored when lossless). */
@@ -260,6 +285,15 @@ export class LeanCodec {
   private readonly initial: InitialState
   /** A file a decoder reads from JS as it goes (`read_input`), instead of from a copy in the instance. */
   private input: Uint8Array | undefined
+  /** A file read as it arrives (rowsFromPngStream): `read_input` waits for it, through JSPI. */
+  private streamed: StreamedFile | undefined
+  /** The pulling exports through WebAssembly.promising, made on the first streamed file. */
+  private promising: Record<PullingExport, (...args: number[]) => Promise<number>> | undefined
+  /**
+   * Counts resets: a streamed read that resumes after its conversion was abandoned and the instance reset for another
+   * (its stack still suspended) must not write into the memory the next conversion uses.
+   */
+  private generation = 0
   /** The file last copied into the instance (fileIn), which a source opened again reads from the same copy. */
   private file: { bytes: Uint8Array; ptr: number } | undefined
   /** A second file held beside `file` (quality=auto's check: the answer, while the input stays cached), until dropHeld. */
@@ -273,7 +307,12 @@ export class LeanCodec {
   private writeLimit = Number.POSITIVE_INFINITY
   private writtenBytes = 0
 
-  constructor(module: WebAssembly.Module, cap: MemoryCap, memory = new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum: pagesFor(cap) })) {
+  /**
+   * `streaming`: `read_input` is a JSPI import that may wait for a streamed file (rowsFromPngStream). V8 refuses any call
+   * of such an import outside a promising export, even one that would not wait, so an instance is one or the other:
+   * the session keeps one of each over the same memory (wasm/session.ts).
+   */
+  constructor(module: WebAssembly.Module, cap: MemoryCap, memory = new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum: pagesFor(cap) }), readonly streaming = false) {
     this.memory = memory
     this.caps = new Set([cap])
     const fail = (ptr: number, len: number) => {
@@ -310,7 +349,14 @@ export class LeanCodec {
         throw new LeanFailure(`the codec exited with ${code}`)
       },
     }
-    const readInput = (ptr: number, length: number, at: number) => {
+    const readInput = (ptr: number, length: number, at: number): void | Promise<void> => {
+      if (this.streamed) {
+        const generation = this.generation
+        return this.streamed.read(length, at, (bytes) => {
+          if (generation !== this.generation) throw new LeanFailure('the conversion was abandoned')
+          new Uint8Array(this.memory.buffer, ptr, length).set(bytes)
+        })
+      }
       if (!this.input || at + length > this.input.length) throw new LeanFailure('read past the input')
       new Uint8Array(this.memory.buffer, ptr, length).set(this.input.subarray(at, at + length))
     }
@@ -331,7 +377,10 @@ export class LeanCodec {
         from = from.subarray(n)
       }
     }
-    const env = { memory: this.memory, fail, read_input: readInput, write_output: writeOutput }
+    // Through JSPI, a read that has to wait for the body suspends the wasm stack, up to the promising export call.
+    const suspending = streaming ? jspi() : undefined
+    if (streaming && !suspending) throw new Error('this engine has no JSPI (WebAssembly.Suspending)')
+    const env = { memory: this.memory, fail, read_input: suspending ? new suspending.Suspending(readInput) : readInput, write_output: writeOutput }
     const instance = new WebAssembly.Instance(module, { env, wasi_snapshot_preview1: wasi })
     this.exports = instance.exports as unknown as LeanExports
     this.initial = initialStateOf(module, this.exports, this.memory)
@@ -356,6 +405,8 @@ export class LeanCodec {
     this.caps = new Set([cap])
     this.views = new WeakMap()
     this.input = undefined
+    this.streamed = undefined
+    this.generation++
     this.file = undefined
     this.held = undefined
     this.written = []
@@ -512,6 +563,32 @@ export class LeanCodec {
   }
 
   /**
+   * Source: a PNG's rows as rowsFromPng, its file read as it arrives: `read_input` waits (JSPI) for the bytes libpng
+   * asks for, so only what `file` buffers is ever held. `maxBytes` is the most the file may have. The sinks that
+   * pull these rows run through WebAssembly.promising (`pull`) and return promises.
+   */
+  async rowsFromPngStream(file: StreamedFile, maxBytes: number, width: number, height: number): Promise<{ width: number; height: number }> {
+    if (!this.streaming) throw new Error('a streamed file needs a streaming instance')
+    this.streamed = file
+    await this.pull('pd_open', 0, maxBytes, width, height)
+    this.exports.px_png()
+    return this.rowsSize()
+  }
+
+  /** An export that pulls the input's bytes: through WebAssembly.promising while the file is streamed, else as it is. */
+  private pull(name: PullingExport, ...args: number[]): number | Promise<number> {
+    if (!this.streamed) return (this.exports[name] as (...a: number[]) => number)(...args)
+    const { promising } = jspi()!
+    this.promising ??= {
+      pd_open: promising(this.exports.pd_open),
+      px_to_jpeg: promising(this.exports.px_to_jpeg),
+      px_to_webp: promising(this.exports.px_to_webp),
+      px_to_avif: promising(this.exports.px_to_avif),
+    } as Record<PullingExport, (...args: number[]) => Promise<number>>
+    return this.promising[name](...args)
+  }
+
+  /**
    * Source: a GIF's first frame on its logical screen (transparent where the frame is not, or where it
    * uses its transparent index), as RGBA rows. The file is read from `bytes` as giflib asks for it; `width`
    * x `height` is the canvas the caller checked, and giflib's must be the same.
@@ -651,8 +728,8 @@ export class LeanCodec {
   }
 
   /** Sink: every row into MozJPEG's compressor (grey rows as a greyscale JPEG). */
-  rowsToJpeg(settings: LeanJpegSettings): Uint8Array {
-    this.exports.px_to_jpeg(...jpegArgs(settings))
+  async rowsToJpeg(settings: LeanJpegSettings): Promise<Uint8Array> {
+    await this.pull('px_to_jpeg', ...jpegArgs(settings))
     return this.output()
   }
 
@@ -660,8 +737,8 @@ export class LeanCodec {
    * Sink, first half: every row into the WebP encoder's picture (YUV 4:2:0 for lossy, ARGB for lossless).
    * Returns whether a pixel is transparent; encodeWebp then encodes the picture.
    */
-  rowsToWebpPicture(lossless: boolean): { transparent: boolean } {
-    return { transparent: this.exports.px_to_webp(lossless ? 1 : 0) !== 0 }
+  async rowsToWebpPicture(lossless: boolean): Promise<{ transparent: boolean }> {
+    return { transparent: (await this.pull('px_to_webp', lossless ? 1 : 0)) !== 0 }
   }
 
   /**
@@ -769,9 +846,9 @@ export class LeanCodec {
     }
   }
 
-  rowsToAvif(settings: LeanAvifSettings): Uint8Array {
+  async rowsToAvif(settings: LeanAvifSettings): Promise<Uint8Array> {
     const { quality, speed, flags } = this.avifStart(settings)
-    this.exports.px_to_avif(quality, speed, flags)
+    await this.pull('px_to_avif', quality, speed, flags)
     return this.output()
   }
 

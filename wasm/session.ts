@@ -26,7 +26,8 @@ interface Session {
 }
 
 const sessions = new AsyncLocalStorage<Session>()
-let shared: { memory: WebAssembly.Memory; maxPages: number; codec?: LeanCodec } | undefined
+/** The lean memory and its instances: the usual one, and one whose input may stream (JSPI; made on first use). */
+let shared: { memory: WebAssembly.Memory; maxPages: number; codec?: LeanCodec; streaming?: LeanCodec } | undefined
 let busy = false
 
 /** MiB of the isolate's shared lean memory: resident since earlier conversions, reused by the next. */
@@ -69,17 +70,21 @@ export async function withLeanSession<T>(cap: MemoryCap, work: () => Promise<T>)
  * Inside a session, the conversion's lean instance (made on first use; `cap` is the one marked if it
  * runs out of memory); outside, a fresh instance with a memory of its own.
  */
-export function sessionCodec(module: WebAssembly.Module, cap: MemoryCap): LeanCodec {
+export function sessionCodec(module: WebAssembly.Module, cap: MemoryCap, streaming = false): LeanCodec {
   const session = sessions.getStore()
-  if (!session) return new LeanCodec(module, cap)
-  if (!session.codec) {
+  if (!session) return new LeanCodec(module, cap, undefined, streaming)
+  // A conversion that streams its file does nothing in the lean codec before it opens it, so switching instances
+  // (which starts the memory's heap afresh) loses nothing.
+  if (session.codec?.streaming !== streaming) {
     const maxPages = pagesFor(session.cap)
     // A memory made for another cap (MEMORY_BUDGET_MIB changed) is replaced, not reused.
     if (shared?.maxPages !== maxPages) shared = { memory: new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum: maxPages }), maxPages }
-    if (shared.codec) shared.codec.reset(session.cap)
-    else shared.codec = new LeanCodec(module, session.cap, shared.memory)
-    session.codec = shared.codec
+    const kind = streaming ? 'streaming' : 'codec'
+    const codec = shared[kind]
+    if (codec) codec.reset(session.cap)
+    else shared[kind] = new LeanCodec(module, session.cap, shared.memory, streaming)
+    session.codec = shared[kind]
   }
-  session.codec.markOnFailure(cap)
-  return session.codec
+  session.codec!.markOnFailure(cap)
+  return session.codec!
 }

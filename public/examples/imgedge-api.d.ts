@@ -576,7 +576,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `payload_too_large`: body over `MAX_INPUT_BYTES`, counted while streaming (with or without Content-Length) */
+            /** @description `payload_too_large`: body over `MAX_INPUT_BYTES` (a PNG read as it arrives: `MAX_STREAMED_INPUT_BYTES`), counted while streaming (with or without Content-Length) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -587,7 +587,7 @@ export interface operations {
                      *       "type": "/#error-payload_too_large",
                      *       "title": "Request body too large",
                      *       "status": 413,
-                     *       "detail": "Request body too large: body over MAX_INPUT_BYTES, counted while streaming (with or without Content-Length).",
+                     *       "detail": "Request body too large: body over MAX_INPUT_BYTES (a PNG read as it arrives: MAX_STREAMED_INPUT_BYTES), counted while streaming (with or without Content-Length).",
                      *       "code": "payload_too_large"
                      *     }
                      */
@@ -905,7 +905,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `payload_too_large`: body over `MAX_INPUT_BYTES`, counted while streaming (with or without Content-Length) */
+            /** @description `payload_too_large`: body over `MAX_INPUT_BYTES` (a PNG read as it arrives: `MAX_STREAMED_INPUT_BYTES`), counted while streaming (with or without Content-Length) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -916,7 +916,7 @@ export interface operations {
                      *       "type": "/#error-payload_too_large",
                      *       "title": "Request body too large",
                      *       "status": 413,
-                     *       "detail": "Request body too large: body over MAX_INPUT_BYTES, counted while streaming (with or without Content-Length).",
+                     *       "detail": "Request body too large: body over MAX_INPUT_BYTES (a PNG read as it arrives: MAX_STREAMED_INPUT_BYTES), counted while streaming (with or without Content-Length).",
                      *       "code": "payload_too_large"
                      *     }
                      */
@@ -1194,7 +1194,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `payload_too_large`: body over `MAX_INPUT_BYTES`, counted while streaming (with or without Content-Length) */
+            /** @description `payload_too_large`: body over `MAX_INPUT_BYTES` (a PNG read as it arrives: `MAX_STREAMED_INPUT_BYTES`), counted while streaming (with or without Content-Length) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1205,7 +1205,7 @@ export interface operations {
                      *       "type": "/#error-payload_too_large",
                      *       "title": "Request body too large",
                      *       "status": 413,
-                     *       "detail": "Request body too large: body over MAX_INPUT_BYTES, counted while streaming (with or without Content-Length).",
+                     *       "detail": "Request body too large: body over MAX_INPUT_BYTES (a PNG read as it arrives: MAX_STREAMED_INPUT_BYTES), counted while streaming (with or without Content-Length).",
                      *       "code": "payload_too_large"
                      *     }
                      */

@@ -24,6 +24,7 @@ export function renderLimits(limits) {
       ['limit', 'value on this server'],
       [
         row('Largest image file (request body, or /img source)', mib(limits.maxInputBytes), 'MAX_INPUT_BYTES'),
+        ...(limits.maxStreamedInputBytes ? [row('Largest PNG read as it arrives (to JPEG, WebP or AVIF in one pass)', mib(limits.maxStreamedInputBytes), 'MAX_STREAMED_INPUT_BYTES')] : []),
         row('Largest input image', `${mp(limits.maxInputPixels)} (width × height from its header)`, 'MAX_INPUT_PIXELS'),
         row('Largest output image', mp(limits.maxOutputPixels), 'MAX_OUTPUT_PIXELS'),
         row('Most frames of an animation kept animated', String(limits.maxAnimationFrames), 'MAX_ANIMATION_FRAMES'),

@@ -137,10 +137,15 @@ export function capped<T>(cap: MemoryCap, header: ImageHeader, decode: () => T):
   try {
     return decode()
   } catch (error) {
-    if (!cap.reached) throw error
-    const mib = Math.round(cap.maxBytes / 1024 / 1024)
-    throw new DecodeFailure(`decoding this ${header.width}x${header.height} image needs more than the memory budget of ${mib} MiB (MEMORY_BUDGET_MIB)`)
+    throw cappedError(cap, header, error)
   }
+}
+
+/** What `capped` throws for `error`: the memory budget named when the decode ran into the cap. */
+export function cappedError(cap: MemoryCap, header: ImageHeader, error: unknown): unknown {
+  if (!cap.reached) return error
+  const mib = Math.round(cap.maxBytes / 1024 / 1024)
+  return new DecodeFailure(`decoding this ${header.width}x${header.height} image needs more than the memory budget of ${mib} MiB (MEMORY_BUDGET_MIB)`)
 }
 
 /** The lean codec's libraries' own messages ("Bogus Huffman table definition", "IDAT: CRC error") are specific and safe to show. */
@@ -148,10 +153,12 @@ export function leanFailure<T>(library: string, work: () => T): T {
   try {
     return work()
   } catch (error) {
-    if (error instanceof LeanFailure) throw new DecodeFailure(`${library}: ${error.message}`)
-    throw error
+    throw leanError(library, error)
   }
 }
+
+/** What `leanFailure` throws for `error`. */
+export const leanError = (library: string, error: unknown): unknown => (error instanceof LeanFailure ? new DecodeFailure(`${library}: ${error.message}`) : error)
 
 /**
  * A whole image from one of the lean codec's row sources (GIF, AVIF): `open` starts the source, and its rows

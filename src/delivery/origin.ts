@@ -1,5 +1,6 @@
 import { ApiError } from '../errors'
-import { readBody, tooLarge } from '../pipeline/parse'
+import type { PendingBody } from '../pipeline/body'
+import { openBody, readBody, tooLarge } from '../pipeline/parse'
 
 /** Redirects followed, each within the origin (scheme, host and port) of the URL asked for. */
 const MAX_REDIRECTS = 3
@@ -88,9 +89,28 @@ export async function readOriginBody(answer: Response, url: URL, { timeoutMs, ma
   try {
     bytes = await readBody(answer, maxBytes, timeoutMs)
   } catch (error) {
-    if (error instanceof ApiError && error.code === 'payload_too_large') throw error
-    throw unavailable(url, error instanceof ApiError && error.code === 'body_timeout' ? `its body did not arrive within ${timeoutMs} ms (ORIGIN_TIMEOUT_MS)` : 'its answer was cut off')
+    throw originFailure(url, timeoutMs)(error)
   }
   if (bytes.length === 0) throw unavailable(url, 'it answered an empty body')
   return bytes
+}
+
+/**
+ * An origin's body to read as the conversion asks for it (a PNG read as it arrives, else held: PendingBody), within
+ * `timeoutMs` from now, its failures the origin's as readOriginBody's are.
+ *
+ * @example
+ * const body = await openOriginBody(answer, url, { timeoutMs, maxBytes: maxInputBytes }, maxStreamedInputBytes)
+ */
+export async function openOriginBody(answer: Response, url: URL, { timeoutMs, maxBytes }: OriginFetch, maxStreamedBytes: number): Promise<PendingBody> {
+  const failure = originFailure(url, timeoutMs)
+  const body = openBody(answer, { maxHeldBytes: maxBytes, maxStreamedBytes, timeoutMs, what: 'The source image', failure })
+  if (!body || (await body.head(1)).length === 0) throw unavailable(url, 'it answered an empty body')
+  return body
+}
+
+/** An origin's body that failed: too large as it is, anything else the origin's (`source_unavailable`). */
+const originFailure = (url: URL, timeoutMs: number) => (error: unknown): ApiError => {
+  if (error instanceof ApiError && error.code === 'payload_too_large') return error
+  return unavailable(url, error instanceof ApiError && error.code === 'body_timeout' ? `its body did not arrive within ${timeoutMs} ms (ORIGIN_TIMEOUT_MS)` : 'its answer was cut off')
 }

@@ -2,7 +2,7 @@ import { leanCodec, type LeanCodec } from '../../wasm'
 import { turboJpegSettings } from '../codecs/jpeg'
 import { CODECS, type FormatId, type OutputFormat } from '../codecs/registry'
 import { animationEffort, webpMethod } from '../codecs/webp'
-import { capped, DecodeFailure, decoderMemoryCap, type EncodedImage, type EncodeSettings, leanFailure } from '../codecs/types'
+import { capped, cappedError, DecodeFailure, decoderMemoryCap, type EncodedImage, type EncodeSettings, leanError, leanFailure } from '../codecs/types'
 import { ApiError } from '../errors'
 import type { Stopwatch } from '../lib/stopwatch'
 import type { Route } from './limits'
@@ -127,14 +127,18 @@ export function leanPass(header: ImageHeader): { lean: LeanCodec; run: <T>(step:
   refuseTruncated(header)
   const cap = decoderMemoryCap()
   const library = LEAN_LIBRARY[header.format] ?? header.format
+  const failure = (error: unknown) => undecodable(header, cappedError(cap, header, leanError(library, error)))
+  // (a step that returns a promise, a sink pulling a streamed file's rows, fails the same way when it settles)
   const run = <T>(step: () => T): T => {
     try {
-      return capped(cap, header, () => leanFailure(library, step))
+      const result = capped(cap, header, () => leanFailure(library, step))
+      if (result instanceof Promise) return result.catch((error: unknown) => Promise.reject(failure(error))) as T
+      return result
     } catch (error) {
       throw undecodable(header, error)
     }
   }
-  return { lean: leanCodec(cap), run }
+  return { lean: leanCodec(cap, header.streamed === true), run }
 }
 
 /**

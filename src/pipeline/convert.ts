@@ -18,6 +18,8 @@ import { filtersOf } from './filters'
 import { convertRows, pixelProbes, type RowsInput, sampleRows, scoreRows } from './rows'
 import { planTransforms } from './stages'
 import { readHeader, uprightSize } from './sniff'
+import { PendingBody } from './body'
+import { mayStream, STREAM_HEAD_BYTES, streamsOnce } from './stream'
 import { applyGeometry, fitToDecoded, flatten, type Geometry, hasTransparency, paddingColour, parseColour } from './transform'
 
 /** One run of steps 4-6. */
@@ -107,9 +109,13 @@ function toCanvas(
   return { image: !CODECS[format].alpha && transparent ? flatten(canvas, background) : canvas, transparent }
 }
 
-/** What a conversion starts from: the image's bytes (a view of the isolate's body buffer), its options, the client's Accept. */
+/**
+ * What a conversion starts from: the image's bytes (a view of the isolate's body buffer) or a body still to be read (a
+ * PNG that one pass of the row pipeline converts is read as it arrives, anything else held), its options, the client's
+ * Accept.
+ */
 export interface ConversionInput {
-  bytes: Uint8Array
+  bytes: Uint8Array | PendingBody
   options: CompressOptions
   /** The request's Accept header, for `format=auto`. */
   accept: string
@@ -126,9 +132,18 @@ export interface ConversionInput {
  * @example
  * const outcome = await convertImage({ bytes, options, accept: c.req.header('accept') ?? '' }, limitsOf(c.env))
  */
-export async function convertImage({ bytes, options, accept, filename }: ConversionInput, limits: Limits): Promise<Outcome> {
+export async function convertImage({ bytes: given, options, accept, filename }: ConversionInput, limits: Limits): Promise<Outcome> {
+  // 1b. a body not yet read: its start, to sniff; all of it held unless it is a PNG that may be read as it arrives
+  let body: PendingBody | undefined
+  let bytes: Uint8Array
+  if (given instanceof PendingBody) {
+    const head = await given.head(STREAM_HEAD_BYTES)
+    if (mayStream(head, options)) body = given
+    bytes = body ? head : await given.all()
+  } else bytes = given
+
   // 2. sniff: format from magic bytes, dimensions and orientation from the header
-  const sniffed = { ...readHeader(bytes), fileBytes: bytes.length }
+  const sniffed = body ? { ...readHeader(bytes), streamed: true } : { ...readHeader(bytes), fileBytes: bytes.length }
 
   // 3. limits and plan: everything below is known before decoding (but a border to trim and gravity=auto's window,
   //    each a pass over the pixels first); format=auto takes the first candidate format whose plan fits the memory
@@ -147,6 +162,8 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
   const { format, plan } = choice
   let settings = choice.settings
   let memoryEstimate = choice.memoryEstimate
+  // a plan that reads the file more than once (or its metadata) holds it: planned again with its size known
+  if (body && !streamsOnce(plan, settings, options)) return convertImage({ bytes: await body.all(), options, accept, filename }, limits)
   if (choice.releaseLean) releaseLeanMemory()
   const background = parseColour(options.background)
   const padding = paddingColour(CODECS[format].alpha, background)
@@ -154,7 +171,7 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
   // what the answer carries besides pixels (metadata=none: nothing), from the input's header data
   const metadata = await metadataFor(bytes, header, options.metadata)
   // what the row pipeline is built from, each time it runs (the encode, quality=auto's sample and check)
-  const rowsInput: RowsInput = { bytes, plan, geometry, background, metadata }
+  const rowsInput: RowsInput = { bytes, plan, geometry, background, metadata, ...(body ? { streamed: { file: body.stream(), maxBytes: limits.maxStreamedInputBytes } } : {}) }
 
   // never bigger: same format, same pixels, and no smaller? the input itself (with the metadata the option keeps) is the better answer
   let unchanged = mayAnswerWithInput(plan)
@@ -266,7 +283,7 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
   return {
     bytes: answer,
     format,
-    input: { format: header.format, bytes: bytes.length, ...uprightSize(sniffed) },
+    input: { format: header.format, bytes: body ? await body.finish() : bytes.length, ...uprightSize(sniffed) },
     crop: chosen,
     output: size,
     original,

@@ -156,6 +156,13 @@ export const MEMORY_MODEL = {
      */
     pngToJpegPerFileMiB: 0.1,
     /**
+     * A PNG read as it arrives (src/pipeline/body.ts, one pass into a JPEG, WebP or AVIF sink) in place of the file's
+     * terms: the body buffer's window (256 KiB), the chunk being read into it and the suspended stack. 0.5 left a 24 MP
+     * PNG to a 2048 px JPEG at 35.0 MiB measured against 35 (the 24-50 MP photo PNGs to JPEG measured 26.4-35.4 MiB,
+     * whatever the file's size: 42-85 MiB), and a 12 MP one to full-size JPEG measured 65.5-66.6 against 67 at 2: 3.
+     */
+    streamedFileMiB: 3,
+    /**
      * MiB per MiB of file once more when the answer may be the input itself (same format, same pixels: the
      * never-bigger rule): its copy out of the body buffer (copyParts), into the parts of the file the PNG writer gave
      * up on where it did; other sinks' files are whole arrays, charged by their own terms.
@@ -245,7 +252,13 @@ export const MEMORY_MODEL = {
        * per scan). Fitted to workerd: a 3840x2160 screenshot PNG to JPEG 74.3 MiB, a 12 MP JPEG to JPEG 96.5.
        */
       mozjpegPasses: { baseMiB: 2, perMP: 6.7 },
-      webp: { baseMiB: 10, perMP: 3.7 },
+      /**
+       * libwebp with its token buffer, which grows with what it codes: a 12 MP photo PNG (grainy) read as it arrives,
+       * so without a file to hide it under, measured 78.4-82.4 MiB to WebP over four runs, against 76 at 3.7 per MP (a
+       * 12 MP JPEG of the same photo 60.6): 4.3 (84). More (4.6) would leave quality=auto's whole check of a 12 MP
+       * photo to WebP without room beside the conversion.
+       */
+      webp: { baseMiB: 10, perMP: 4.3 },
       webpLowMemory: { baseMiB: 10, perMP: 2 },
       /**
        * The PNG writer (wasm/lean/sink_png.c): libdeflate's compressor and about four chunks of 1 MiB, and the file in
@@ -553,7 +566,7 @@ function rowsSourceMiB(plan: ConversionPlan, progressive: number): number {
   const inMP = (header.width * header.height) / 1e6
   const decodedMP = plan.decodedPixels / 1e6
   const fileMiB = header.fileBytes !== undefined ? header.fileBytes / 2 ** 20 : (r.assumedFileMiBPerMP[header.format] ?? 1) * inMP
-  const file = ((r.filePerMiB[header.format] ?? 3) + (header.format === 'png' && plan.format === 'jpeg' ? r.pngToJpegPerFileMiB : 0)) * fileMiB
+  const file = header.streamed ? r.streamedFileMiB : ((r.filePerMiB[header.format] ?? 3) + (header.format === 'png' && plan.format === 'jpeg' ? r.pngToJpegPerFileMiB : 0)) * fileMiB
   let source: number
   if (header.format === 'png') {
     source = m.pngFile.baseMiB + (header.progressive ? r.sourcePerMP.rgba * inMP : 0)

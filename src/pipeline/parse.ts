@@ -1,12 +1,12 @@
 import type { Context } from 'hono'
 import { z } from 'zod'
 import { ApiError } from '../errors'
-import { adoptBodyBuffer, bodyBuffer } from '../lib/body-buffer'
-import { withinMs } from '../lib/deadline'
+import { type BodyLimits, PendingBody, tooLarge } from './body'
 import { type CompressOptions, CompressOptionsSchema } from './options'
 
 export interface ParsedRequest {
-  bytes: Uint8Array
+  /** The image: held (a multipart field), or a raw body still to be read (convertImage reads it held or streamed). */
+  bytes: Uint8Array | PendingBody
   options: CompressOptions
   /** How the image arrived: raw body or a multipart field. */
   source: 'raw' | 'multipart'
@@ -29,38 +29,21 @@ export interface BodySource {
  */
 export async function readBody(request: BodySource, maxBytes: number, timeoutMs = Number.POSITIVE_INFINITY): Promise<Uint8Array> {
   await refuseDeclaredTooLarge(request, maxBytes)
+  const body = openBody(request, { maxHeldBytes: maxBytes, maxStreamedBytes: maxBytes, timeoutMs })
+  return body ? body.all() : new Uint8Array(0)
+}
+
+/**
+ * A body to read into the isolate's body buffer (PendingBody: its start, then all of it held or the rest streamed);
+ * undefined when there is none. A declared size over `maxStreamedBytes` is refused by the caller first.
+ *
+ * @example
+ * const body = openBody(c.req.raw, { maxHeldBytes, maxStreamedBytes, timeoutMs })
+ */
+export function openBody(request: BodySource, limits: BodyLimits): PendingBody | undefined {
+  if (!request.body) return undefined
   const declared = Number(request.headers.get('content-length') ?? Number.NaN)
-  if (!request.body) return new Uint8Array(0)
-  const reader = readerInto(request.body)
-  // The isolate's body buffer (src/lib/body-buffer.ts): the result is a view of it, valid for this conversion.
-  // One byte more than declared, so that the read which says "done" has room to be asked for.
-  let buffer = bodyBuffer(Math.min(maxBytes, Number.isFinite(declared) && declared > 0 ? declared : 64 * 1024) + 1)
-  let size = 0
-  const deadline = Date.now() + timeoutMs
-  const tooSlow = () => new ApiError('body_timeout', `The request body did not finish arriving within ${timeoutMs} ms (BODY_TIMEOUT_MS).`, { limit: timeoutMs })
-  for (;;) {
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {})
-      throw tooLarge(maxBytes)
-    }
-    if (size === buffer.length) buffer = bodyBuffer(Math.min(maxBytes + 1, buffer.length * 2), size)
-    let chunk: ReadableStreamReadResult<Uint8Array>
-    try {
-      chunk = await withinMs(reader.read(buffer.subarray(size)), deadline - Date.now(), tooSlow)
-    } catch (error) {
-      if (error instanceof ApiError) {
-        await reader.cancel().catch(() => {})
-        throw error
-      }
-      // The client went away mid-upload (workerd: "Network connection lost"): its fault, not ours.
-      throw new ApiError('invalid_request', 'The request body could not be read to its end: the connection was lost during the upload.')
-    }
-    const { done, value } = chunk
-    if (value) buffer = adoptBodyBuffer(value.buffer as ArrayBuffer)
-    if (done) break
-    size += value.length
-  }
-  return buffer.subarray(0, size)
+  return new PendingBody(readerInto(request.body), { ...limits, declared })
 }
 
 /**
@@ -102,11 +85,7 @@ async function refuseDeclaredTooLarge(request: BodySource, maxBytes: number): Pr
   }
 }
 
-/** 413 for `what` (the request body, or a /img source) over MAX_INPUT_BYTES. */
-export const tooLarge = (maxBytes: number, what = 'The request body') =>
-  new ApiError('payload_too_large', `${what} is larger than the limit of ${maxBytes} bytes.`, {
-    limit: maxBytes,
-  })
+export { tooLarge }
 
 /** Collect option names/values, refusing an option given twice (which of the two would win is a guess). */
 export function collectFields(entries: Iterable<[string, string]>, into: Record<string, string>): void {
@@ -134,6 +113,9 @@ function describeIssue(issue: z.core.$ZodIssue): { option: string; message: stri
   return { option: issue.path.join('.') || '(options)', message: issue.message }
 }
 
+/** Content types a PNG may be sent as (none is a hint too). */
+const MAY_BE_PNG = /^(|image\/png|image\/apng|application\/octet-stream)$/
+
 const RAW_TYPES = /^(image\/[a-z0-9.+-]+|application\/octet-stream)$/i
 
 /**
@@ -142,11 +124,13 @@ const RAW_TYPES = /^(image\/[a-z0-9.+-]+|application\/octet-stream)$/i
  * the query string. Anything it refuses is refused without queuing and without reading the body.
  *
  * @example
- * await checkRequestHead(c, limits.maxInputBytes)
+ * await checkRequestHead(c, limits.maxInputBytes, limits.maxStreamedInputBytes)
  */
-export async function checkRequestHead(c: Context, maxBytes: number): Promise<void> {
-  await refuseDeclaredTooLarge(c.req.raw, maxBytes)
+export async function checkRequestHead(c: Context, maxBytes: number, maxStreamedBytes = maxBytes): Promise<void> {
   const type = contentTypeOf(c)
+  // A raw body that may be a PNG (its first bytes say; the type is not trusted for that) may be read as it arrives, so
+  // its cap is the larger one; a body typed as another image is refused at once over the held cap, as before.
+  await refuseDeclaredTooLarge(c.req.raw, MAY_BE_PNG.test(type) ? maxStreamedBytes : maxBytes)
   if (type !== 'multipart/form-data') {
     refuseType(type)
     parseOptions(queryFields(c))
@@ -175,9 +159,9 @@ function refuseType(type: string): void {
  * (`Content-Type: image/*` or `application/octet-stream`) or `multipart/form-data` field `image`.
  *
  * @example
- * const { bytes, options } = await parseRequest(c, limits.maxInputBytes, limits.bodyTimeoutMs)
+ * const { bytes, options } = await parseRequest(c, limits.maxInputBytes, limits.bodyTimeoutMs, limits.maxStreamedInputBytes)
  */
-export async function parseRequest(c: Context, maxBytes: number, timeoutMs?: number): Promise<ParsedRequest> {
+export async function parseRequest(c: Context, maxBytes: number, timeoutMs?: number, maxStreamedBytes = maxBytes): Promise<ParsedRequest> {
   const fields = queryFields(c)
   const type = contentTypeOf(c)
 
@@ -212,7 +196,7 @@ export async function parseRequest(c: Context, maxBytes: number, timeoutMs?: num
 
   refuseType(type)
   const options = parseOptions(fields)
-  const bytes = await readBody(c.req.raw, maxBytes, timeoutMs)
-  if (bytes.length === 0) throw new ApiError('missing_image', 'The request body is empty: send the image bytes.')
-  return { bytes, options, source: 'raw' }
+  const body = openBody(c.req.raw, { maxHeldBytes: maxBytes, maxStreamedBytes, timeoutMs: timeoutMs ?? Number.POSITIVE_INFINITY })
+  if (!body || (await body.head(1)).length === 0) throw new ApiError('missing_image', 'The request body is empty: send the image bytes.')
+  return { bytes: body, options, source: 'raw' }
 }

@@ -1,4 +1,4 @@
-import type { LeanCodec, PaletteResult, SampleSpans } from '../../wasm'
+import type { LeanCodec, PaletteResult, SampleSpans, StreamedFile } from '../../wasm'
 import { avifSettings } from '../codecs/avif'
 import { leanJpegSettings } from '../codecs/jpeg'
 import { pngSettings } from '../codecs/png'
@@ -44,6 +44,8 @@ export interface RowsInput {
   geometry: Geometry
   background: [number, number, number]
   metadata: Metadata
+  /** A PNG read as it arrives (`bytes` is then only its start): its rows can be pulled once, by convertRows. */
+  streamed?: { file: StreamedFile; maxBytes: number }
 }
 
 /**
@@ -76,7 +78,11 @@ export async function convertRows(
     colourConverted = buildRows(lean, input)
   }
 
-  run(build)
+  if (input.streamed) {
+    const { file, maxBytes } = input.streamed
+    await run(() => lean.rowsFromPngStream(file, maxBytes, plan.header.width, plan.header.height))
+    run(() => (colourConverted = addColourAndTransforms(lean, input)))
+  } else run(build)
   // Converted colours are other pixels: the sink must not give up for the input's sake.
   if (colourConverted) giveUpAt = Number.POSITIVE_INFINITY
   const decode = await clock.lap()
@@ -86,7 +92,7 @@ export async function convertRows(
   let palette: PaletteResult | undefined
   if (format === 'png') run(() => (palette = lean.preparePng(build, settings.palette)))
   if (format === 'avif') run(() => lean.setAvifMetadata(input.metadata))
-  const output = run(() => encodeRows(lean, format, settings, plan, giveUpAt, (transparent) => {
+  const output = await run(() => encodeRows(lean, format, settings, plan, giveUpAt, (transparent) => {
     memoryEstimate = checkAlphaPlane(plan, settings, transparent, memoryEstimate, limits)
   }))
   const spare = output === undefined ? lean.takeSpareParts() : undefined
@@ -150,10 +156,15 @@ export async function scoreRows(input: RowsInput, answer: Uint8Array): Promise<n
  * The source, its colours to sRGB and the transforms, for the plan's output; returns whether the colours were converted.
  * A kept profile (metadata=keep) travels with the pixels in its colours; otherwise they become sRGB.
  */
-function buildRows(lean: LeanCodec, { bytes, plan, geometry, background, metadata }: RowsInput): boolean {
+function buildRows(lean: LeanCodec, input: RowsInput): boolean {
+  openSource(lean, input.bytes, input.plan.header, input.plan.scale)
+  return addColourAndTransforms(lean, input)
+}
+
+/** buildRows after the source: its colours to sRGB and the transforms. */
+function addColourAndTransforms(lean: LeanCodec, { plan, geometry, background, metadata }: RowsInput): boolean {
   const { header } = plan
   const keepsAlpha = CODECS[plan.format].alpha
-  openSource(lean, bytes, header, plan.scale)
   const converted = metadata.icc ? false : lean.colourRows()
   addTransforms(lean, header, geometry, paddingColour(keepsAlpha, background), background, keepsAlpha)
   return converted
@@ -255,14 +266,14 @@ export function addTransforms(
  * The lean sinks (MozJPEG, or libjpeg-turbo's behaviour with its coefficients buffered or not, and a WebP in low-memory mode, as the plan says); `checkAlpha` hears, before a lossy WebP is
  * encoded, whether it needs an alpha plane. The PNG writer, which writes its file out as it goes, stops at `giveUpAt` bytes (undefined).
  */
-function encodeRows(
+async function encodeRows(
   lean: LeanCodec,
   format: OutputFormat,
   settings: EncodeSettings,
   { turbo, trellisPasses, bufferedJpeg: buffered, lowMemoryWebp: lowMemory }: ConversionPlan,
   giveUpAt: number,
   checkAlpha: (transparent: boolean) => void,
-): Encoded | undefined {
+): Promise<Encoded | undefined> {
   if (format === 'jpeg') return lean.rowsToJpeg(leanJpegSettings({ ...settings, turbo, trellisPasses }, buffered))
   if (format === 'png') return lean.rowsToPng(pngSettings(settings.effort), giveUpAt)
   if (format === 'avif') return lean.rowsToAvif(avifSettings(settings, lean.rowsSize().alpha))
@@ -270,7 +281,7 @@ function encodeRows(
   const { width, height } = lean.rowsSize()
   // Lossy: the plan chose low-memory mode or not; lossless keeps the whole-image encoder's rule.
   const webp = libwebpSettings(settings, settings.lossless ? width * height : 0, lowMemory)
-  const { transparent } = lean.rowsToWebpPicture(webp.lossless)
+  const { transparent } = await lean.rowsToWebpPicture(webp.lossless)
   checkAlpha(transparent && !webp.lossless)
   return lean.encodeWebp(webp.quality, webp.method, webp.lowMemory, webp.lossless)
 }

@@ -1,4 +1,5 @@
 import { Hono } from 'hono'
+import { canStreamInput } from '../../wasm'
 import { limitsOf } from '../env'
 import { convertImage } from '../pipeline/convert'
 import { checkRequestHead, parseRequest } from '../pipeline/parse'
@@ -19,13 +20,15 @@ export const compress = new Hono<{ Bindings: Env } & ClientVariables>().post('/'
   const limits = limitsOf(c.env)
 
   // 0. what the headers alone can refuse is refused before queuing: a declared size over the limit, the content type, query options
-  await checkRequestHead(c, limits.maxInputBytes)
+  // (a PNG that one pass converts is read as it arrives, not held: its cap is MAX_STREAMED_INPUT_BYTES)
+  const maxStreamedBytes = canStreamInput() ? limits.maxStreamedInputBytes : limits.maxInputBytes
+  await checkRequestHead(c, limits.maxInputBytes, maxStreamedBytes)
 
   // Queued requests wait here with their bodies unread, so a queue of uploads holds no image bytes.
   const declaredBytes = Number(c.req.header('content-length') ?? Number.NaN)
   const { outcome, wantsJson } = await inConversionTurn(async () => {
     // 1. parse: body (byte limit and BODY_TIMEOUT_MS enforced while streaming) and validated options
-    const { bytes, options, filename } = await parseRequest(c, limits.maxInputBytes, limits.bodyTimeoutMs)
+    const { bytes, options, filename } = await parseRequest(c, limits.maxInputBytes, limits.bodyTimeoutMs, maxStreamedBytes)
     const wantsJson = options.response === 'json' || (options.response === undefined && /application\/json/i.test(c.req.header('accept') ?? ''))
 
     // 2-6. sniff, plan, decode, transform, encode, never-bigger (src/pipeline/convert.ts)

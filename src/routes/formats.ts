@@ -1,4 +1,5 @@
 import { Hono } from 'hono'
+import { canStreamInput } from '../../wasm'
 import { CODECS } from '../codecs/registry'
 import { AVIF_EFFORT_CAPS } from '../codecs/avif'
 import { publishedCaps } from '../codecs/effort-caps'
@@ -62,6 +63,8 @@ export const formats = new Hono<{ Bindings: Env }>().get('/', (c) => {
     cloudflare: { path: '/cdn-cgi/image/<options>/<source>', namedQuality: NAMED_QUALITY, options: cloudflareTable() },
     limits: {
       maxInputBytes: limits.maxInputBytes,
+      // A PNG converted in one pass is read as it arrives (src/pipeline/stream.ts); 0 where the engine cannot (no JSPI).
+      maxStreamedInputBytes: canStreamInput() ? limits.maxStreamedInputBytes : 0,
       maxInputPixels: limits.maxInputPixels,
       maxOutputPixels: limits.maxOutputPixels,
       maxAnimationFrames: limits.maxAnimationFrames,

@@ -1,20 +1,22 @@
 import { Hono } from 'hono'
 import type { Context } from 'hono'
 import { createMiddleware } from 'hono/factory'
+import { canStreamInput } from '../../wasm'
 import { LEAN_BUILD } from '../../wasm/build-id'
 import { deliveryOf } from '../delivery/config'
-import { fetchOrigin, readOriginBody, versionOf } from '../delivery/origin'
+import { fetchOrigin, openOriginBody, readOriginBody, versionOf } from '../delivery/origin'
 import { checkSignature } from '../delivery/sign'
 import { resolveSource, type Source } from '../delivery/source'
 import { parseImagePath } from '../delivery/url'
 import { cacheKeyOf, etagOf, matchesIfNoneMatch, sha256Hex, type Variant, variantOf } from '../delivery/variant'
-import { limitsOf } from '../env'
+import { type Limits, limitsOf } from '../env'
 import { ApiError } from '../errors'
 import { convertImage } from '../pipeline/convert'
 import { acceptedModernFormats } from '../pipeline/negotiate'
 import { type Described, describedResponse, describeImage } from '../pipeline/describe'
 import type { CompressOptions } from '../pipeline/options'
-import { readBody, tooLarge } from '../pipeline/parse'
+import type { PendingBody } from '../pipeline/body'
+import { openBody, readBody, tooLarge } from '../pipeline/parse'
 import { type Outcome, respond } from '../pipeline/respond'
 import { conversionQueue, inConversionTurn, type Shared, SingleFlight } from '../queue'
 import { type ClientVariables, identifyClient } from '../ratelimit/identify'
@@ -99,7 +101,8 @@ const lookUp = createMiddleware<ImgEnv>(async (c, next) => {
   const named = json ? { ...options, format: 'json' } : options
   const source = resolveSource(rawSource, delivery)
   if (onError !== undefined && source.kind !== 'origin') throw new ApiError('invalid_option', 'onerror=redirect needs an origin source (ORIGIN_URL or an absolute URL).', { option: 'onerror' })
-  const { maxInputBytes } = limitsOf(c.env)
+  // (a PNG source that one pass converts is read as it arrives, not held: its cap is MAX_STREAMED_INPUT_BYTES)
+  const maxInputBytes = streamedCap(limitsOf(c.env))
   const accept = c.req.header('accept') ?? ''
   const ifNoneMatch = c.req.header('if-none-match')
 
@@ -148,16 +151,29 @@ async function bucketCall<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The source's bytes, counted against MAX_INPUT_BYTES as they arrive, into the isolate's body buffer. */
-async function readSource(c: Context<ImgEnv>, { source, version }: Requested, answer: Response | undefined): Promise<Uint8Array> {
+/** The most bytes a source may have: a PNG read as it arrives may have MAX_STREAMED_INPUT_BYTES where the engine can. */
+const streamedCap = (limits: Limits) => (canStreamInput() ? limits.maxStreamedInputBytes : limits.maxInputBytes)
+
+/**
+ * The source's bytes, counted against MAX_INPUT_BYTES as they arrive, into the isolate's body buffer; or, where
+ * `streamable`, the body still to be read (convertImage reads a PNG that one pass converts as it arrives, and holds
+ * anything else, under MAX_INPUT_BYTES).
+ */
+async function readSource(c: Context<ImgEnv>, { source, version }: Requested, answer: Response | undefined, streamable: boolean): Promise<Uint8Array | PendingBody> {
   const limits = limitsOf(c.env)
-  if (source.kind === 'origin') return readOriginBody(answer!, source.url, { timeoutMs: deliveryOf(c.env).originTimeoutMs, maxBytes: limits.maxInputBytes })
+  if (source.kind === 'origin') {
+    const fetching = { timeoutMs: deliveryOf(c.env).originTimeoutMs, maxBytes: limits.maxInputBytes }
+    return streamable ? openOriginBody(answer!, source.url, fetching, limits.maxStreamedInputBytes) : readOriginBody(answer!, source.url, fetching)
+  }
   // Only the version the ETag was made from: an upload between the head and here is the next request's.
   const object = await bucketCall(() => c.env.IMAGES.get(source.key, version ? { onlyIf: { etagMatches: version } } : {}))
   if (object === null) throw notInBucket(source.key)
   if (!('body' in object)) throw new ApiError('source_unavailable', `The object ${JSON.stringify(source.key)} changed while it was read; ask again.`, { key: source.key })
   if (object.size === 0) throw new ApiError('source_unavailable', `The object ${JSON.stringify(source.key)} is empty.`, { key: source.key })
-  return readBody({ headers: new Headers({ 'content-length': String(object.size) }), body: object.body }, limits.maxInputBytes)
+  const body = { headers: new Headers({ 'content-length': String(object.size) }), body: object.body }
+  if (!streamable) return readBody(body, limits.maxInputBytes)
+  const failure = (error: ApiError) => new ApiError('source_unavailable', `The object ${JSON.stringify(source.key)} could not be read to its end: ${error.message}`, { key: source.key })
+  return openBody(body, { maxHeldBytes: limits.maxInputBytes, maxStreamedBytes: limits.maxStreamedInputBytes, timeoutMs: Number.POSITIVE_INFINITY, what: 'The source image', failure })!
 }
 
 const nameOf = (source: Source) => {
@@ -205,7 +221,7 @@ async function make(c: Context<ImgEnv>, requested: Requested, background = false
   try {
     let declaredBytes = requested.size
     if (source.kind === 'origin') {
-      answer = await fetchOrigin(source.url, { timeoutMs: deliveryOf(c.env).originTimeoutMs, maxBytes: limits.maxInputBytes })
+      answer = await fetchOrigin(source.url, { timeoutMs: deliveryOf(c.env).originTimeoutMs, maxBytes: streamedCap(limits) })
       declaredBytes = Number(answer.headers.get('content-length') ?? Number.NaN)
       const version = versionOf(answer)
       if (version !== undefined) {
@@ -218,10 +234,12 @@ async function make(c: Context<ImgEnv>, requested: Requested, background = false
     return await inConversionTurn(async (): Promise<Made> => {
       const stored = await caches.default.match(cacheKey)
       if (stored && !(background && isStandIn(stored.headers))) return { kind: 'stored', body: await stored.arrayBuffer(), headers: stored.headers }
-      const bytes = await readSource(c, requested, answer)
-      // An origin without validators: the ETag comes from its bytes, so a changed image is never a 304.
-      etag ??= await etagOf(variant, `sha256:${await sha256Hex(bytes)}`)
-      const outcome = requested.json ? await describeImage(bytes, options, limits) : await convertImage({ bytes, options, accept: standIn ? withoutAvif(accept) : accept, filename: nameOf(source) }, limits)
+      // An origin without validators: the ETag comes from its bytes (so a changed image is never a 304), which are then
+      // held; so are the bytes format=json describes.
+      const bytes = await readSource(c, requested, answer, etag !== undefined && !requested.json && canStreamInput())
+      if (etag === undefined && bytes instanceof Uint8Array) etag = await etagOf(variant, `sha256:${await sha256Hex(bytes)}`)
+      if (etag === undefined) throw new Error('a source without validators was not held')
+      const outcome = requested.json && bytes instanceof Uint8Array ? await describeImage(bytes, options, limits) : await convertImage({ bytes, options, accept: standIn ? withoutAvif(accept) : accept, filename: nameOf(source) }, limits)
       // A stand-in's ETag is its own: revalidating it must not renew it as the AVIF.
       return { kind: 'converted', outcome, etag: standIn ? etag.replace(/"$/, '-stand-in"') : etag, standIn }
     }, { timeoutMs: limits.queueTimeoutMs, declaredBytes, background }, (made) => (made.kind === 'converted' && 'input' in made.outcome ? made.outcome.input.bytes : undefined))

@@ -136,6 +136,15 @@ describe('clients that disconnect', () => {
     await queueDrains()
   })
 
+  it('mid-upload of a PNG read as it arrives (to JPEG), at several points: the worker keeps serving and its queue drains', async () => {
+    const png = fixture('photo.png')
+    for (const send of [8, 1000, 64 * 1024, 100_000, png.length - 10]) {
+      await dropMidRequest(png, { send, query: '?format=jpeg' })
+      await convertsValid()
+    }
+    await queueDrains()
+  })
+
   it('twenty at once, mid-upload', async () => {
     const jpeg = fixture('large.jpg')
     await Promise.all(Array.from({ length: 20 }, (_, i) => dropMidRequest(jpeg, { send: 1000 + i * 5000 })))

@@ -338,6 +338,82 @@ describe('memory model', () => {
     })
   }
 
+  // Photo PNGs read as they arrive (src/pipeline/body.ts): the file is not charged, whatever its size (the matrix's PNG
+  // rows, `npm run memory -- --matrix --inputs png --outputs jpeg,webp,avif`, 2026-11-28; the larger of two runs).
+  const STREAMED: ReadonlyArray<readonly [OutputFormat, Size, number | undefined, number]> = [
+    ['avif', 1, undefined, 66.5],
+    ['avif', 1, 1600, 65.7],
+    ['jpeg', 1, undefined, 26.0],
+    ['jpeg', 1, 1600, 20.7],
+    ['webp', 1, undefined, 28.4],
+    ['webp', 1, 1600, 28.1],
+    ['avif', 4, undefined, 56.6],
+    ['avif', 4, 1600, 71.2],
+    ['jpeg', 4, undefined, 35.4],
+    ['jpeg', 4, 1600, 29.0],
+    ['webp', 4, undefined, 44.2],
+    ['webp', 4, 1600, 29.3],
+    ['avif', SCREENSHOT, undefined, 56.6],
+    ['avif', SCREENSHOT, 1600, 77.1],
+    ['jpeg', SCREENSHOT, undefined, 41.0],
+    ['jpeg', SCREENSHOT, 1600, 28.6],
+    ['webp', SCREENSHOT, undefined, 40.2],
+    ['webp', SCREENSHOT, 1600, 29.9],
+    ['avif', SCREENSHOT_4K, undefined, 65.7],
+    ['avif', SCREENSHOT_4K, 1600, 76.1],
+    ['jpeg', SCREENSHOT_4K, undefined, 50.6],
+    ['jpeg', SCREENSHOT_4K, 1600, 27.7],
+    ['webp', SCREENSHOT_4K, undefined, 47.1],
+    ['webp', SCREENSHOT_4K, 1600, 28.8],
+    ['avif', 12, undefined, 66.8],
+    ['avif', 12, 1600, 74.0],
+    ['jpeg', 12, undefined, 65.5],
+    ['jpeg', 12, 1600, 31.1],
+    ['webp', 12, undefined, 82.4],
+    ['webp', 12, 1600, 29.9],
+    ['avif', [5120, 2880], undefined, 70.9],
+    ['avif', [5120, 2880], 1600, 71.2],
+    ['jpeg', [5120, 2880], undefined, 71.6],
+    ['jpeg', [5120, 2880], 1600, 27.6],
+    ['webp', [5120, 2880], undefined, 44.2],
+    ['webp', [5120, 2880], 1600, 27.8],
+    ['avif', 16, undefined, 76.4],
+    ['avif', 16, 1600, 73.0],
+    ['jpeg', 16, undefined, 76.4],
+    ['jpeg', 16, 1600, 31.1],
+    ['webp', 16, undefined, 61.3],
+    ['webp', 16, 1600, 30.5],
+    ['avif', 24, 1600, 71.0],
+    ['avif', 24, 2048, 60.6],
+    ['jpeg', 24, 1600, 26.4],
+    ['jpeg', 24, 2048, 35.0],
+    ['webp', 24, 1600, 26.2],
+    ['webp', 24, 2048, 30.3],
+    ['avif', 36, 1600, 73.1],
+    ['avif', 36, 2048, 58.3],
+    ['jpeg', 36, 1600, 27.9],
+    ['jpeg', 36, 2048, 33.3],
+    ['webp', 36, 1600, 27.2],
+    ['webp', 36, 2048, 34.1],
+    ['avif', 50, 1600, 76.3],
+    ['avif', 50, 2048, 57.7],
+    ['jpeg', 50, 1600, 30.8],
+    ['jpeg', 50, 2048, 35.4],
+    ['webp', 50, 1600, 32.2],
+    ['webp', 50, 2048, 36.0],
+  ]
+  for (const [format, mp, width, measured] of STREAMED) {
+    const what = `${typeof mp === 'number' ? `${mp} MP` : mp.join('x')} PNG read as it arrives to ${width ? `${width} px wide ` : ''}${format}`
+    it(`estimates at least the measured ${measured} MiB for a ${what}, within the budget`, () => {
+      const [w, h] = typeof mp === 'number' ? SIZES[mp] : mp
+      const geometry = planGeometry(w, h, { width, height: undefined, fit: 'inside', enlarge: false })
+      const settings = encodeSettings(format, {}, geometry.canvas.width * geometry.canvas.height, true)
+      const plan = planConversion({ ...headerOf('png', w, h), streamed: true }, format, geometry, settings, limitsOf(env))
+      expect(estimateMiB(plan)).toBeGreaterThanOrEqual(measured)
+      expect(estimateMiB(plan)).toBeLessThanOrEqual(limitsOf(env).memoryBudgetMiB)
+    })
+  }
+
   // quality=auto and max_bytes (`npm run memory -- --only jpeg:12@quality=auto,...`, 2026-11-26; the grained Wood JPEG):
   // the search before the encode, and the tries after it.
   const PASSES: ReadonlyArray<readonly [OutputFormat, 1 | 4 | 12 | 16, { quality?: 'auto'; max_bytes?: number }, number, number]> = [

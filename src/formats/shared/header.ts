@@ -70,6 +70,8 @@ export interface ImageHeader {
   colour: 'srgb' | 'profile' | 'cmyk'
   /** The file's size in bytes, when the caller knows it: a PNG's decoder holds its file, whose size per pixel varies tenfold. */
   fileBytes?: number
+  /** The file is read as the decoder asks for it (a PNG body's stream, src/pipeline/body.ts), never held whole. */
+  streamed?: boolean
 }
 
 /** The end of every `unsupported_format` detail: what we do take. */
