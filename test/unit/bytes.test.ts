@@ -3,14 +3,9 @@
  */
 import { describe, expect, it } from 'vitest'
 import { copyParts, joinParts, PART_BYTES } from '../../src/lib/bytes'
+import { firstDifference } from '../helpers/bytes'
 
 const counting = (length: number, from = 0) => Uint8Array.from({ length }, (_, i) => (from + i) % 251)
-/** Where two byte arrays first differ (-1: nowhere): toEqual walks megabytes element by element, for 12 s. */
-const firstDifference = (a: Uint8Array, b: Uint8Array) => {
-  const length = Math.min(a.length, b.length)
-  for (let i = 0; i < length; i++) if (a[i] !== b[i]) return i
-  return a.length === b.length ? -1 : length
-}
 
 describe('copyParts', () => {
   it('copies parts of any size into new arrays of at most PART_BYTES, in order', () => {
@@ -18,6 +13,7 @@ describe('copyParts', () => {
     const parts = copyParts([source.subarray(0, 10), source.subarray(10, PART_BYTES + 7), source.subarray(PART_BYTES + 7)])
     expect(parts.map((part) => part.length)).toEqual([PART_BYTES, PART_BYTES, 12345])
     expect(parts.every((part) => part.buffer !== source.buffer)).toBe(true)
+    // (not toEqual: it walks megabytes element by element, 12 s here)
     expect(firstDifference(joinParts(parts), source)).toBe(-1)
   })
 
