@@ -1,8 +1,8 @@
 /**
  * The image components sites already use, as installed from npm (unpic's cloudflare provider, @nuxt/image's
  * cloudflare provider) and the Next.js loaders in public/examples/, pointed at a real `wrangler dev` whose ORIGIN_URL
- * is a loopback origin holding a 1200x750 photo: every URL they build for several widths, formats and fits is served,
- * and the answer decodes to the size and format asked for.
+ * is a loopback origin holding a 1200x750 photo (and the 480x300 fixture photo under blog/cat photo.jpg): every URL
+ * they build for several widths, formats and fits is served, and the answer decodes to the size and format asked for.
  */
 import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -16,6 +16,7 @@ import { readHeader } from '../../src/pipeline/sniff'
 import { startWranglerDev, type WranglerDev } from './wrangler-dev'
 
 const photo = readFileSync(new URL('../fixtures/large.jpg', import.meta.url))
+const small = readFileSync(new URL('../fixtures/photo.jpg', import.meta.url))
 const BROWSER = 'image/avif,image/webp,image/apng,*/*;q=0.8'
 type Loader = (args: { src: string; width: number; quality?: number }) => string
 
@@ -26,6 +27,7 @@ let dev: WranglerDev
 beforeAll(async () => {
   origin = http.createServer((req, res) => {
     if (req.url === '/images/photos/large.jpg' || req.url === '/images/blog/sea%20view.jpg') res.writeHead(200, { 'Content-Type': 'image/jpeg', ETag: '"1"' }).end(photo)
+    else if (req.url === '/images/blog/cat%20photo.jpg') res.writeHead(200, { 'Content-Type': 'image/jpeg', ETag: '"2"' }).end(small)
     else res.writeHead(404).end()
   })
   await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve))
@@ -123,6 +125,22 @@ describe("@nuxt/image's cloudflare provider", () => {
 
 describe('Next.js images.loader', () => {
   const load = async (file: string): Promise<Loader> => (await import(new URL(`../../public/examples/${file}`, import.meta.url).href)).default
+
+  it("the /img loader's URLs for Next's widths are served at that width (never past the photo's 480 px), in the format the browser accepts", async () => {
+    const loader = await load('next-loader.mjs')
+    for (const [width, expected] of [[256, 256], [384, 384], [640, 480]] as const) {
+      const url = loader({ src: '/blog/cat photo.jpg', width, quality: 75 })
+      expect(url).toBe(`${dev.base}/img/width=${width},format=auto,quality=75/blog/cat%20photo.jpg`)
+      const res = await fetch(url, { headers: { Accept: BROWSER } })
+      expect(res.status).toBe(200)
+      expect(res.headers.get('content-type')).toBe('image/avif')
+      expect(res.headers.get('vary')).toContain('Accept')
+      const header = readHeader(new Uint8Array(await res.arrayBuffer()))
+      expect([header.format, header.width]).toEqual(['avif', expected])
+    }
+    const old = await fetch(loader({ src: 'blog/cat photo.jpg', width: 256 }), { headers: { Accept: 'image/webp,*/*' } })
+    expect(old.headers.get('content-type')).toBe('image/webp')
+  })
 
   it("the Cloudflare-form loader's URLs for Next's widths are served at that width, never enlarged", async () => {
     const loader = await load('next-cloudflare-loader.mjs')

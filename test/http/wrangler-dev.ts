@@ -41,7 +41,9 @@ export async function startWranglerDev(vars: Record<string, string> = {}, timeou
   for (const [key, file] of Object.entries(objects)) {
     execFileSync('npx', ['wrangler', 'r2', 'object', 'put', `imgedge-images/${key}`, '--file', file, '--local', '--persist-to', state], { stdio: 'ignore' })
   }
-  const args = ['wrangler', 'dev', '--port', String(port), '--persist-to', state]
+  // An inspector port of its own too: wrangler's default (9229, or the next free one it finds) races when two files
+  // start a server at once (vitest runs two files at a time), and the loser exits.
+  const args = ['wrangler', 'dev', '--port', String(port), '--inspector-port', String(await freePort()), '--persist-to', state]
   for (const [name, value] of Object.entries(vars)) args.push('--var', `${name}:${value}`)
   // Its own process group, so stop() ends wrangler and the workerd processes it started, and nothing else.
   const child = spawn('npx', args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] })

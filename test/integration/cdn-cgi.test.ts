@@ -139,12 +139,12 @@ describe('GET /cdn-cgi/image', () => {
 
   it('takes a path under ORIGIN_URL or an absolute URL on ALLOWED_SOURCES, and redirects with onerror=redirect', async () => {
     const origin = inject('originUrl')
-    const under = await get('/cdn-cgi/image/width=100,format=png/photo.jpg', { ORIGIN_URL: `${origin}/images/` })
+    const under = await get('/cdn-cgi/image/width=100,format=png/cf.jpg', { ORIGIN_URL: `${origin}/images/` })
     expect((await decode(await okBytes(under))).image.width).toBe(100)
-    const absolute = await get(`/cdn-cgi/image/width=120,format=webp/${origin}/images/photo.jpg`, { ALLOWED_SOURCES: origin })
+    const absolute = await get(`/cdn-cgi/image/width=120,format=webp/${origin}/images/cf.jpg`, { ALLOWED_SOURCES: origin })
     expect(absolute.headers.get('content-type')).toBe(MIME.webp)
     expect((await decode(await okBytes(absolute))).image.width).toBe(120)
-    await expectProblem(await get(`/cdn-cgi/image/width=120/${origin}/images/photo.jpg`), 'source_not_allowed', 403)
+    await expectProblem(await get(`/cdn-cgi/image/width=120/${origin}/images/cf.jpg`), 'source_not_allowed', 403)
     const redirected = await get('/cdn-cgi/image/width=100,onerror=redirect/broken', { ORIGIN_URL: `${origin}/images/` })
     expect([redirected.status, redirected.headers.get('location')]).toEqual([302, `${origin}/images/broken`])
   })

@@ -35,6 +35,8 @@ export default async function setup(project: TestProject) {
         return send(200, JSON.stringify(Object.fromEntries(hits)), { 'Content-Type': 'application/json' })
       case '/images/photo.jpg':
       case '/images/a b.jpg':
+      // cdn-cgi.test.ts's own name, so its fetches never move the counts img-origin.test.ts reads while both run.
+      case '/images/cf.jpg':
         return send(200, photo, { 'Content-Type': 'image/jpeg', ETag: '"photo-v1"' })
       case '/images/versioned.png':
         return send(200, png, { 'Content-Type': 'image/png', ETag: `"v${version}"` })
