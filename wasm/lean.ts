@@ -76,7 +76,7 @@ interface LeanExports {
   px_quant_quality(): number
   px_remap(): void
   px_to_png(level: number, strategies: number): number
-  px_to_avif(quality: number, speed: number, flags: number): number
+  px_avif_rows(quality: number, speed: number, flags: number): void
   px_mosaic(spans: number, nx: number, ny: number): number
   px_score(distorted: number, alpha: number): number
   px_aside(): void
@@ -769,9 +769,18 @@ export class LeanCodec {
     }
   }
 
-  rowsToAvif(settings: LeanAvifSettings): Uint8Array {
+  /**
+   * `sourceClosed` runs once every row is in the encoder's planes and the pipeline is closed (its source's memory given
+   * back), before libaom allocates its state: where nothing reads the input again, it lets go of the file.
+   */
+  rowsToAvif(settings: LeanAvifSettings, sourceClosed?: () => void): Uint8Array {
     const { quality, speed, flags } = this.avifStart(settings)
-    this.exports.px_to_avif(quality, speed, flags)
+    this.exports.px_avif_rows(quality, speed, flags)
+    if (sourceClosed) {
+      this.input = undefined
+      sourceClosed()
+    }
+    this.exports.ae_finish()
     return this.output()
   }
 
