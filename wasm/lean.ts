@@ -76,7 +76,7 @@ interface LeanExports {
   px_quant_quality(): number
   px_remap(): void
   px_to_png(level: number, strategies: number): number
-  px_to_avif(quality: number, speed: number, flags: number): number
+  px_avif_rows(quality: number, speed: number, flags: number): void
   px_mosaic(spans: number, nx: number, ny: number): number
   px_score(distorted: number, alpha: number): number
   px_aside(): void
@@ -131,7 +131,7 @@ const jspi = (): Jspi | undefined => {
 export const canStreamInput = (): boolean => jspi() !== undefined
 
 /** The exports that may read a streamed file: opening it, and the sinks that pull its rows. */
-type PullingExport = 'pd_open' | 'px_to_jpeg' | 'px_to_webp' | 'px_to_avif'
+type PullingExport = 'pd_open' | 'px_to_jpeg' | 'px_to_webp' | 'px_avif_rows'
 
 /** Settings of the AVIF sink (sink_avif.c: libavif and libaom). */
 export interface LeanAvifSettings {
@@ -583,8 +583,8 @@ export class LeanCodec {
       pd_open: promising(this.exports.pd_open),
       px_to_jpeg: promising(this.exports.px_to_jpeg),
       px_to_webp: promising(this.exports.px_to_webp),
-      px_to_avif: promising(this.exports.px_to_avif),
-    } as Record<PullingExport, (...args: number[]) => Promise<number>>
+      px_avif_rows: promising(this.exports.px_avif_rows),
+    } as unknown as Record<PullingExport, (...args: number[]) => Promise<number>>
     return this.promising[name](...args)
   }
 
@@ -846,9 +846,18 @@ export class LeanCodec {
     }
   }
 
-  async rowsToAvif(settings: LeanAvifSettings): Promise<Uint8Array> {
+  /**
+   * `sourceClosed` runs once every row is in the encoder's planes and the pipeline is closed (its source's memory given
+   * back), before libaom allocates its state: where nothing reads the input again, it lets go of the file.
+   */
+  async rowsToAvif(settings: LeanAvifSettings, sourceClosed?: () => void): Promise<Uint8Array> {
     const { quality, speed, flags } = this.avifStart(settings)
-    await this.pull('px_to_avif', quality, speed, flags)
+    await this.pull('px_avif_rows', quality, speed, flags)
+    if (sourceClosed) {
+      this.input = undefined
+      sourceClosed()
+    }
+    this.exports.ae_finish()
     return this.output()
   }
 

@@ -57,3 +57,17 @@ export function endBodyBuffer(): void {
   shared = new Uint8Array(0)
   release(large)
 }
+
+/**
+ * A conversion that will not read its body again (an AVIF encoder about to start, its source closed) gives the body
+ * buffer back early, as `endBodyBuffer` would at the turn's end, when `bytes` is a view of it: the file is then not held
+ * beside libaom's state. Returns whether it was given back (`bytes` is then detached: length 0).
+ *
+ * @example
+ * lean.rowsToAvif(settings, () => releaseBodyOf(bytes))
+ */
+export function releaseBodyOf(bytes: Uint8Array): boolean {
+  if (bytes.buffer !== shared.buffer || shared.length <= KEEP_BYTES) return false
+  endBodyBuffer()
+  return true
+}

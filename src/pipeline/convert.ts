@@ -3,6 +3,7 @@ import { CODECS, type OutputFormat } from '../codecs/registry'
 import { decoderMemoryCap, type EncodeSettings } from '../codecs/types'
 import { ApiError } from '../errors'
 import type { Limits } from '../env'
+import { releaseBodyOf } from '../lib/body-buffer'
 import { copyParts } from '../lib/bytes'
 import { Stopwatch } from '../lib/stopwatch'
 import { TryBudget } from '../lib/try-budget'
@@ -141,6 +142,8 @@ export async function convertImage({ bytes: given, options, accept, filename }: 
     if (mayStream(head, options)) body = given
     bytes = body ? head : await given.all()
   } else bytes = given
+  // (the file's size now: an AVIF's encode may give the body buffer back before the answer is made)
+  const heldBytes = bytes.length
 
   // 2. sniff: format from magic bytes, dimensions and orientation from the header
   const sniffed = body ? { ...readHeader(bytes), streamed: true } : { ...readHeader(bytes), fileBytes: bytes.length }
@@ -170,11 +173,17 @@ export async function convertImage({ bytes: given, options, accept, filename }: 
 
   // what the answer carries besides pixels (metadata=none: nothing), from the input's header data
   const metadata = await metadataFor(bytes, header, options.metadata)
-  // what the row pipeline is built from, each time it runs (the encode, quality=auto's sample and check)
-  const rowsInput: RowsInput = { bytes, plan, geometry, background, metadata, ...(body ? { streamed: { file: body.stream(), maxBytes: limits.maxStreamedInputBytes } } : {}) }
-
   // never bigger: same format, same pixels, and no smaller? the input itself (with the metadata the option keeps) is the better answer
   let unchanged = mayAnswerWithInput(plan)
+  // An AVIF encoded once, and not the input's own answer, reads its input no more once its rows are in: the body buffer
+  // goes back before libaom starts (a 41.7 MiB photo PNG's file is not held beside its state).
+  const lastRead = format === 'avif' && !unchanged && !settings.autoQuality && options.max_bytes === undefined
+  // what the row pipeline is built from, each time it runs (the encode, quality=auto's sample and check)
+  const rowsInput: RowsInput = {
+    bytes, plan, geometry, background, metadata,
+    ...(body ? { streamed: { file: body.stream(), maxBytes: limits.maxStreamedInputBytes } } : {}),
+    sourceClosed: lastRead && !body ? () => releaseBodyOf(bytes) : undefined,
+  }
   const candidate = unchanged ? await inputAsAnswer(bytes, header, options.metadata, metadata) : bytes
   const candidateBytes = byteLength(candidate)
 
@@ -283,7 +292,7 @@ export async function convertImage({ bytes: given, options, accept, filename }: 
   return {
     bytes: answer,
     format,
-    input: { format: header.format, bytes: body ? await body.finish() : bytes.length, ...uprightSize(sniffed) },
+    input: { format: header.format, bytes: body ? await body.finish() : heldBytes, ...uprightSize(sniffed) },
     crop: chosen,
     output: size,
     original,

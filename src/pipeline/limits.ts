@@ -42,8 +42,18 @@ export const MEMORY_MODEL = {
   webpHeldPerMP: 10,
   /** Fixed MiB on top of baseMiB for WebP input (libwebp's decoder in the lean instance; 1 MP measured 3-4 MiB above JPEG's). */
   webpInputMiB: 3,
-  /** Extra MiB per input megapixel for a progressive JPEG (coefficient buffers for every scan). */
-  progressiveJpegPerMP: 3,
+  /**
+   * A progressive JPEG's coefficients, which its decoder keeps until the last scan in a store of compressed block rows
+   * (wasm/lean/jmem_compact.c): 4.5 MiB per MiB of file (a nonzero coefficient takes at least 2 bits of file and a
+   * byte of store, 2-3 bytes only for values that take 8 bits or more of file; an eighth more as room to grow), MiB per
+   * MP for each block's count, mask and DC (at
+   * most 11 bytes a block, 4:4:4), and the strips of block rows libjpeg works on, 0.92 MiB per 1000 px of width
+   * (4 x 5 iMCU rows of every component). The store keeps a block as it is where that is smaller, so it never holds
+   * more than libjpeg's arrays and a byte a block (`mostPerMP`, 4:4:4's 6 bytes a pixel). Without the file's size, every
+   * coefficient as libjpeg holds them uncompressed (2 bytes each, 3 MiB per MP at 4:2:0). A 24 MP one of 3.8 MiB grew
+   * the lean memory by 19 MiB, against 70 MiB for the coefficients themselves.
+   */
+  progressiveJpeg: { perFileMiB: 4.5, perMP: 0.5, perKpxWide: 1, mostPerMP: 5.8, assumedPerMP: 3 },
   /**
    * The lean codec's one-pass conversions at the same size (see `Route`): fixed MiB (instance: 4 since
    * libaom's tables are in it, a 1 MP WebP to WebP measuring 21.6 MiB against 22 with 2), plus MiB per megapixel:
@@ -135,7 +145,7 @@ export const MEMORY_MODEL = {
    * a BYOB reader, and a JPEG's, WebP's or AVIF's copy in the instance, still charged as when workerd held
    * the body about twice; libpng and giflib read the body in place: PNG 1.25 and GIF 1.75 since the
    * fourth session's measurements, 2.25 before), assumed per MP when a plan has no file size. The source: a JPEG's decompressor (MiB per decoded MP; a
-   * progressive one's coefficients come on top, `progressiveJpegPerMP`), a PNG's libpng and zlib
+   * progressive one's coefficients come on top, `progressiveJpeg`), a PNG's libpng and zlib
    * (`pngFile.baseMiB`; an Adam7 one is decoded whole, as RGBA), a still WebP's planes (lossy at its size: YUV 4:2:0, and with alpha the alpha
    * plane twice, the decoder's and ours) or RGBA (shrunk, or lossless, whose decoder also holds the
    * input as ARGB: `webpLosslessPerMP` of input). An EXIF turn collects the decoded image once (RGBA).
@@ -493,9 +503,14 @@ export function estimateLeanMiB(plan: ConversionPlan): number {
   return decode + resize + encode + filters
 }
 
-/** A progressive JPEG's coefficient buffers for every scan (`progressiveJpegPerMP`), 0 for any other input. */
-const progressiveMiB = ({ format, progressive, width, height }: ImageHeader): number =>
-  format === 'jpeg' && progressive ? MEMORY_MODEL.progressiveJpegPerMP * ((width * height) / 1e6) : 0
+/** A progressive JPEG's coefficients until its last scan (`progressiveJpeg`), 0 for any other input. */
+function progressiveMiB({ format, progressive, width, height, fileBytes }: ImageHeader): number {
+  if (format !== 'jpeg' || !progressive) return 0
+  const p = MEMORY_MODEL.progressiveJpeg
+  const inMP = (width * height) / 1e6
+  if (fileBytes === undefined) return p.assumedPerMP * inMP
+  return Math.min(p.perFileMiB * (fileBytes / 2 ** 20) + p.perMP * inMP, p.mostPerMP * inMP) + p.perKpxWide * (width / 1000)
+}
 
 /** An encoder's term: `encode[format]`, or for a lossy AVIF grid `avifGrid` (by chroma, and alpha when the input may have it). */
 function encoderTerm(plan: ConversionPlan): { baseMiB: number; perMP: number } {
@@ -555,7 +570,11 @@ function rowsLeanMiB(plan: ConversionPlan, progressive: number): number {
   const answer = mayAnswerWithInput(plan) ? r.answerPerFileMiB * fileMiB : 0
   const palette = plan.format === 'png' && !plan.lossless ? r.paletteMiB : 0
   const passes = plan.format === 'png' ? (plan.autoQuality ? r.pngPassesMiB.search : 0) + (plan.fitTo ? r.pngPassesMiB.fit : 0) : 0
-  return rowsSourceMiB(plan, progressive) + answer + palette + passes + sink.baseMiB + sink.perMP * outMP
+  // The AVIF sink closes the source before libaom allocates its state, which takes what a progressive JPEG's store gave
+  // back. (The body buffer it gives back then, src/pipeline/convert.ts, is not counted: photo PNGs to AVIF measured
+  // 5-20 MiB lower after it, not their file's size less; a 36 MP one to 2048 px 98.2-115.2 against 117.5-120.8.)
+  const reused = avif ? Math.min(progressive, avif.baseMiB + avif.perMP * outMP) : 0
+  return rowsSourceMiB(plan, progressive) - reused + answer + palette + passes + sink.baseMiB + sink.perMP * outMP
 }
 
 /** The row pipeline's source, its colours and transforms (rowsLeanMiB without the sink; quality=auto's check builds them again). */

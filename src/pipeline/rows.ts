@@ -46,6 +46,8 @@ export interface RowsInput {
   metadata: Metadata
   /** A PNG read as it arrives (`bytes` is then only its start): its rows can be pulled once, by convertRows. */
   streamed?: { file: StreamedFile; maxBytes: number }
+  /** For an AVIF: what to do once the source is closed and before libaom starts (nothing reads the input again). */
+  sourceClosed?: (() => void) | undefined
 }
 
 /**
@@ -94,7 +96,7 @@ export async function convertRows(
   if (format === 'avif') run(() => lean.setAvifMetadata(input.metadata))
   const output = await run(() => encodeRows(lean, format, settings, plan, giveUpAt, (transparent) => {
     memoryEstimate = checkAlphaPlane(plan, settings, transparent, memoryEstimate, limits)
-  }))
+  }, input.sourceClosed))
   const spare = output === undefined ? lean.takeSpareParts() : undefined
   return { output, spare, width, height, colourConverted, palette, memoryEstimate, timings: { decode, transform: 0, encode: await clock.lap() } }
 }
@@ -273,10 +275,11 @@ async function encodeRows(
   { turbo, trellisPasses, bufferedJpeg: buffered, lowMemoryWebp: lowMemory }: ConversionPlan,
   giveUpAt: number,
   checkAlpha: (transparent: boolean) => void,
+  sourceClosed?: () => void,
 ): Promise<Encoded | undefined> {
   if (format === 'jpeg') return lean.rowsToJpeg(leanJpegSettings({ ...settings, turbo, trellisPasses }, buffered))
   if (format === 'png') return lean.rowsToPng(pngSettings(settings.effort), giveUpAt)
-  if (format === 'avif') return lean.rowsToAvif(avifSettings(settings, lean.rowsSize().alpha))
+  if (format === 'avif') return lean.rowsToAvif(avifSettings(settings, lean.rowsSize().alpha), sourceClosed)
   if (format !== 'webp') throw new Error(`no lean sink for ${format}`)
   const { width, height } = lean.rowsSize()
   // Lossy: the plan chose low-memory mode or not; lossless keeps the whole-image encoder's rule.

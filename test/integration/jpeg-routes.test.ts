@@ -205,13 +205,14 @@ describe('JPEG routes', () => {
     const routes: [string, Record<string, string>][] = [
       ['format=jpeg&effort=2', {}],
       ['format=jpeg&effort=4', {}],
-      // One pass through the libjpeg-turbo profile: this quality-100 4:4:4 source's file needs 23 MiB, the trellis 26.
+      // One pass through the libjpeg-turbo profile: this quality-100 4:4:4 source's file needs 24 MiB, the trellis 27
+      // (its progressive coefficients are charged by its file, 4.5 MiB per MiB at most).
       ['format=jpeg&effort=4', { MEMORY_BUDGET_MIB: '24' }],
     ]
     for (const quality of [80, 95]) {
       for (const [query, vars] of routes) {
         const res = await post(source, `${query}&quality=${quality}`, vars)
-        if (vars.MEMORY_BUDGET_MIB) expect(Number(res.headers.get('x-memory-estimate')?.split(' ')[0])).toBeLessThanOrEqual(23)
+        if (vars.MEMORY_BUDGET_MIB) expect(Number(res.headers.get('x-memory-estimate')?.split(' ')[0])).toBeLessThanOrEqual(24)
         const out = await okBytes(res)
         expect(sampling(out), `${query} quality ${quality} ${JSON.stringify(vars)}`).toEqual([0x22, 0x11, 0x11])
       }

@@ -59,6 +59,9 @@ grep -q 'imgedge: which of a block' "$jpeg/jchuff.c" || patch -s -d "$jpeg" -p1 
 # WebAssembly has 32-bit pointers but 64-bit integer registers, as the x32 ABI has: Huffman decoding and encoding
 # keep 64 bits in their bit buffers, as on x32, so that they refill and flush a quarter as often; the same bytes.
 grep -q 'imgedge: WebAssembly has 32-bit pointers' "$jpeg/jdhuff.h" || patch -s -d "$jpeg" -p1 < "$here/mozjpeg-wasm-bit-buffer.patch"
+# A progressive JPEG's coefficients wait for its last scan in a store of compressed block rows (jmem_compact.c, in
+# place of jmemnobs.c): jmemmgr tells the store how long a row is.
+grep -q 'imgedge: block rows' "$jpeg/jmemmgr.c" || patch -s -d "$jpeg" -p1 < "$here/mozjpeg-block-store.patch"
 webp="$work/libwebp-1.5.0"
 png="$work/libpng-1.6.39"
 zlib="$work/zlib-1.2.13.dfsg"
@@ -90,7 +93,7 @@ sed -e '/^#define PNG_\(SETJMP\|SIMPLIFIED_[A-Z_]*\)_SUPPORTED$/d' "$png/scripts
 jpeg_sources="jcapimin jcapistd jccoefct jccolor jcdctmgr jcext jchuff jcicc jcinit jcmainct jcmarker jcmaster
   jcomapi jcparam jcphuff jcprepct jcsample jdapimin jdapistd jdatadst jdatasrc jdcoefct jdcolor jddctmgr
   jdhuff jdicc jdinput jdmainct jdmarker jdmaster jdmerge jdphuff jdpostct jdsample jerror jfdctint
-  jidctint jidctred jutils jmemmgr jmemnobs jsimd_none jquant1 jquant2 jfdctflt jfdctfst jidctflt jidctfst jaricom jcarith jdarith"
+  jidctint jidctred jutils jmemmgr jsimd_none jquant1 jquant2 jfdctflt jfdctfst jidctflt jidctfst jaricom jcarith jdarith"
 # libwebp's SSE2 code, compiled to WebAssembly SIMD through Emscripten's SSE2 headers (which map each
 # intrinsic onto wasm_simd128.h); EMSCRIPTEN makes libwebp's CPU check report SSE2 on wasm.
 compat=/usr/share/emscripten/system/include/compat
@@ -131,6 +134,7 @@ for name in $jpeg_sources; do
   esac
 done
 jobs+=("$here/jsimd_wasm.c|-I$jpeg")
+jobs+=("$here/jmem_compact.c|-I$jpeg")
 for dir in src/enc src/dsp src/utils sharpyuv; do
   for f in "$webp/$dir"/*.c; do
     case "$f" in *_neon.c|*_sse41.c|*_mips*.c|*_msa.c|*_avx2.c) continue ;; esac

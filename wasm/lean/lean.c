@@ -130,6 +130,8 @@ EXPORT(jd_open) int jd_open(const uint8_t *data, size_t len) {
   colour_reset();
   jpeg_save_markers(jd, JPEG_APP0 + 2, 0xFFFF);
   jpeg_read_header(jd, TRUE);
+  /* A progressive JPEG's coefficients wait for its last scan in a store of compressed rows (jmem_compact.c). */
+  if (jd->progressive_mode) jd->mem->max_memory_to_use = 1;
   JOCTET *profile = NULL;
   unsigned int profile_size = 0;
   if (jpeg_read_icc_profile(jd, &profile, &profile_size)) colour_set_icc(profile, profile_size);
@@ -487,6 +489,11 @@ EXPORT(webp_encode_rgba) size_t webp_encode_rgba(uint8_t *rgba, int width, int h
 
 static struct jpeg_compress_struct out;
 static unsigned long out_size;
+/* The image size (pixels) from which the compressor keeps its coefficients in the store (jpeg_store_from). */
+static int64_t store_from = 2000000;
+
+/** The JPEG encoder keeps its coefficients compressed (jmem_compact.c) for images of at least `pixels`; -1: never. */
+EXPORT(jpeg_store_from) void jpeg_store_from(int pixels) { store_from = pixels < 0 ? INT64_MAX : pixels; }
 
 /*
  * `mozjpeg`: 0 for libjpeg-turbo's behaviour (MozJPEG's JCP_FASTEST profile: standard tables, no trellis);
@@ -527,6 +534,11 @@ static void start_compress(int width, int height, int components, J_COLOR_SPACE 
   jpeg_set_quality(&out, quality, TRUE);
   out.dct_method = JDCT_ISLOW;
   out.raw_data_in = raw ? TRUE : FALSE;
+  /*
+   * Progressive, with optimised tables or MozJPEG's, the compressor keeps every coefficient for the passes after the
+   * first: in the store of compressed rows (jmem_compact.c), as a progressive JPEG's decoder does, from store_from pixels.
+   */
+  if ((int64_t)width * height >= store_from) out.mem->max_memory_to_use = 1;
   jpeg_start_compress(&out, TRUE);
 }
 

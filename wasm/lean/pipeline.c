@@ -307,6 +307,8 @@ EXPORT(px_quant_sample) void px_quant_sample(void) { quant_sample(take()); }
 EXPORT(px_remap) void px_remap(void) { pipe = rows_remap(built()); }
 EXPORT(px_to_png) size_t px_to_png(int level, int strategies) { return png_sink(take(), level, strategies); }
 EXPORT(px_to_avif) size_t px_to_avif(int quality, int speed, int flags) { return avif_sink(take(), quality, speed, flags); }
+/* The rows into the AVIF planes and the pipeline closed, its source's memory given back: ae_finish encodes. */
+EXPORT(px_avif_rows) void px_avif_rows(int quality, int speed, int flags) { avif_sink_rows(take(), quality, speed, flags); }
 /** One frame of an animated WebP (frames.c), shown from `timestamp_ms`. */
 EXPORT(px_to_frame) void px_to_frame(int timestamp_ms) { anim_sink(take(), timestamp_ms); }
 

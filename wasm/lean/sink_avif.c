@@ -5,7 +5,9 @@
  *   ae_rows(rgba, count)                              a band of RGBA rows into those planes
  *   ae_finish()                                       encodes; the file is the lean output (lean_output)
  *
- * avif_sink (px_to_avif) pulls the pipeline's rows into ae_rows a band at a time; ae_* are exported too, for
+ * avif_sink (px_to_avif) pulls the pipeline's rows into ae_rows a band at a time, closes the pipeline, and encodes;
+ * avif_sink_rows (px_avif_rows) stops before encoding, so that JS can let go of the input first (ae_finish then
+ * encodes). ae_* are exported too, for
  * an RGBA image JS holds. What it holds is the planes (1.5 bytes per pixel for 4:2:0, 3 for 4:4:4, plus 1
  * with alpha) and, while ae_finish runs, libaom's own state, in the conversion's one lean memory beside
  * the pipeline's stages (a decoder's state, the resampler's ring), not in a memory of its own.
@@ -224,7 +226,7 @@ EXPORT(ae_finish) size_t ae_finish(void) {
 /* Rows converted per ae_rows call: an even number, so 4:2:0 chroma rows are never split between bands. */
 #define BAND_ROWS 64
 
-size_t avif_sink(Rows *in, int quality, int speed, int options) {
+void avif_sink_rows(Rows *in, int quality, int speed, int options) {
   ae_start(in->width, in->height, quality, speed, options);
   const size_t stride = (size_t)in->width * 4;
   const int rows = in->height < BAND_ROWS ? in->height : BAND_ROWS;
@@ -237,6 +239,10 @@ size_t avif_sink(Rows *in, int quality, int speed, int options) {
   free(band);
   /* The source's and the transforms' memory goes back before libaom's state is allocated. */
   in->close(in);
+}
+
+size_t avif_sink(Rows *in, int quality, int speed, int options) {
+  avif_sink_rows(in, quality, speed, options);
   return ae_finish();
 }
 
