@@ -137,7 +137,8 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
   // the turn (EXIF, flip, rotate) composed into the header's orientation, trim and gravity into the geometry's crop
   // (trim=border's and gravity=auto's passes over the pixels count as transform time)
   const probeClock = new Stopwatch()
-  const { header, geometry: placed, chosen } = planTransforms(sniffed, options, pixelProbes(bytes))
+  const probes = pixelProbes(bytes)
+  const { header, geometry: placed, chosen } = planTransforms(sniffed, options, probes)
   const probeMs = (options.trim !== undefined && 'border' in options.trim) || options.gravity === 'auto' ? await probeClock.lap() : 0
   const upright = uprightSize(header)
   const geometry = { ...placed, filters: filtersOf(options) }
@@ -154,7 +155,8 @@ export async function convertImage({ bytes, options, accept, filename }: Convers
   // what the answer carries besides pixels (metadata=none: nothing), from the input's header data
   const metadata = await metadataFor(bytes, header, options.metadata)
   // what the row pipeline is built from, each time it runs (the encode, quality=auto's sample and check)
-  const rowsInput: RowsInput = { bytes, plan, geometry, background, metadata }
+  // (gravity=auto's pass may have kept a small decode of the source: it is not decoded again)
+  const rowsInput: RowsInput = { bytes, plan, geometry, background, metadata, decoded: probes.decoded }
 
   // never bigger: same format, same pixels, and no smaller? the input itself (with the metadata the option keeps) is the better answer
   let unchanged = mayAnswerWithInput(plan)

@@ -276,6 +276,8 @@ EXPORT(px_avif) void px_avif(void) { pipe = avif_rows(); }
 EXPORT(px_frame) void px_frame(void) { pipe = frame_rows(); }
 /** RGBA pixels that JS keeps (and frees): a source that can be read twice. */
 EXPORT(px_pixels) void px_pixels(const uint8_t *rgba, int width, int height, int alpha) { pipe = rows_of_buffer(rgba, width, height, alpha); }
+/** A source's rows decoded before and kept (gravity=auto's preview pass, rows.ts): opaque, taken over and freed by the pipeline. */
+EXPORT(px_decoded) void px_decoded(uint8_t *rgba, int width, int height, int grey) { pipe = rows_from_buffer(rgba, width, height, 0, grey); }
 
 /** The source's colours to sRGB (colour.c); 1 if that adds a stage, 0 when they are sRGB already or not described usably. */
 EXPORT(px_colour) int px_colour(void) {
@@ -305,6 +307,7 @@ EXPORT(px_adjust) void px_adjust(double brightness, double contrast, double gamm
 EXPORT(px_width) int px_width(void) { return built()->width; }
 EXPORT(px_height) int px_height(void) { return built()->height; }
 EXPORT(px_alpha) int px_alpha(void) { return built()->alpha; }
+EXPORT(px_grey) int px_grey(void) { return built()->grey; }
 
 /** trim=border (op_trim.c): the box inside the rows' uniform border, as x, y, width, height. */
 static int32_t box[4];
