@@ -45,6 +45,18 @@ add('trim-5-10-15-20-rotate-90.png', 'extract({ left: 20, top: 5, width: 130, he
 // blur at the API's scale (sigma = blur / 2) and sharpen, at the photo's own size
 for (const blur of [2, 10, 50]) add(`blur-${blur}.png`, `blur(${blur / 2})`, () => sharp(source).blur(blur / 2))
 add('sharpen-default.png', 'sharpen() (its mild default)', () => sharp(source).sharpen())
+// blur of a transparent picture (alpha-square.png: an opaque red square on a transparent background whose hidden colour is
+// green), which sharp premultiplies: the kernel (blur=4) and the boxes (blur=20)
+const square = Buffer.alloc(96 * 64 * 4)
+for (let i = 0; i < 96 * 64; i++) {
+  const x = i % 96
+  const y = Math.floor(i / 96)
+  const inside = x >= 32 && x < 64 && y >= 16 && y < 48
+  square.set(inside ? [220, 30, 30, 255] : [0, 200, 0, 0], 4 * i)
+}
+const alphaSquare = await sharp(square, { raw: { width: 96, height: 64, channels: 4 } }).png({ compressionLevel: 9 }).toBuffer()
+add('alpha-square.png', 'a 96x64 picture made here: an opaque red square, 32 px, on transparent green', () => sharp(alphaSquare))
+for (const blur of [4, 20]) add(`alpha-square-blur-${blur}.png`, `alpha-square.png, blur(${blur / 2})`, () => sharp(alphaSquare).blur(blur / 2))
 
 const rows = []
 for (const { name, what, make } of cases) {
@@ -55,9 +67,10 @@ for (const { name, what, make } of cases) {
 writeFileSync(new URL('README.md', out), `# sharp's answers for the transformation tests
 
 **Generated — do not edit by hand.** \`node scripts/make-transform-references.mjs\` (sharp ${sharp.versions.sharp}, libvips ${sharp.versions.vips}) writes
-every file here, as lossless PNG: \`source.png\` is \`../photo.png\` resized to 160x100 (Lanczos3), the others sharp's operations on it.
+every file here, as lossless PNG: \`source.png\` is \`../photo.png\` resized to 160x100 (Lanczos3), the others sharp's operations on it
+(or on \`alpha-square.png\`, a transparent picture the script draws).
 
-| file | sharp's operation on source.png | bytes |
+| file | sharp's operation on source.png (or what it is) | bytes |
 |---|---|---|
 ${rows.join('\n')}
 `)

@@ -65,10 +65,12 @@ interface LeanExports {
   px_width(): number
   px_height(): number
   px_alpha(): number
+  px_grey(): number
   px_to_rgba(): number
   px_to_jpeg(quality: number, progressive: number, optimize: number, mozjpeg: number): number
   px_to_webp(lossless: number): number
   px_pixels(ptr: number, width: number, height: number, alpha: number): void
+  px_decoded(ptr: number, width: number, height: number, grey: number): void
   px_png_analyse(): void
   px_png_analyse_palette(): void
   px_quant_sample(): void
@@ -100,6 +102,15 @@ interface LeanExports {
 }
 
 /** Where quality=auto's tiles lie (src/pipeline/auto-quality.ts, sampleSpans): (start, length) across and down. */
+/** An opaque source's rows decoded whole and kept outside the instance (LeanCodec.rowsToDecoded): RGBA, stored order. */
+export interface DecodedRows {
+  width: number
+  height: number
+  /** Every pixel grey (R = G = B), as the source said. */
+  grey: boolean
+  data: Uint8Array
+}
+
 export interface SampleSpans {
   columns: readonly (readonly [start: number, length: number])[]
   rows: readonly (readonly [start: number, length: number])[]
@@ -548,6 +559,30 @@ export class LeanCodec {
     this.openJpeg(bytes)
     this.exports.jd_start(scaleEighths, 4)
     this.exports.px_jpeg()
+    return this.rowsSize()
+  }
+
+  /**
+   * Every row of an opaque source as it comes (stored order, the file's colours), copied out of the instance: a decode
+   * kept for another pass (rowsFromDecoded).
+   */
+  rowsToDecoded(): DecodedRows {
+    const { width, height } = this.rowsSize()
+    const grey = this.exports.px_grey() !== 0
+    const ptr = this.exports.px_to_rgba()
+    const data = new Uint8Array(this.memory.buffer, ptr, width * height * 4).slice()
+    this.exports.lean_free(ptr)
+    return { width, height, grey, data }
+  }
+
+  /**
+   * Source: rows rowsToDecoded kept, in place of decoding the JPEG in `bytes` again (whose header is read, for what
+   * describes its colours); without `bytes`, the rows alone.
+   */
+  rowsFromDecoded(decoded: DecodedRows, bytes?: Uint8Array): { width: number; height: number } {
+    if (bytes) this.openJpeg(bytes)
+    const ptr = this.copyIn(decoded.data)
+    this.exports.px_decoded(ptr, decoded.width, decoded.height, decoded.grey ? 1 : 0)
     return this.rowsSize()
   }
 

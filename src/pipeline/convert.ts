@@ -155,7 +155,8 @@ export async function convertImage({ bytes: given, options, accept, filename }: 
   // the turn (EXIF, flip, rotate) composed into the header's orientation, trim and gravity into the geometry's crop
   // (trim=border's and gravity=auto's passes over the pixels count as transform time)
   const probeClock = new Stopwatch()
-  const { header, geometry: placed, chosen } = planTransforms(sniffed, options, pixelProbes(bytes))
+  const probes = pixelProbes(bytes)
+  const { header, geometry: placed, chosen } = planTransforms(sniffed, options, probes)
   const probeMs = (options.trim !== undefined && 'border' in options.trim) || options.gravity === 'auto' ? await probeClock.lap() : 0
   const upright = uprightSize(header)
   const geometry = { ...placed, filters: filtersOf(options) }
@@ -179,8 +180,9 @@ export async function convertImage({ bytes: given, options, accept, filename }: 
   // goes back before libaom starts (a 41.7 MiB photo PNG's file is not held beside its state).
   const lastRead = format === 'avif' && !unchanged && !settings.autoQuality && options.max_bytes === undefined
   // what the row pipeline is built from, each time it runs (the encode, quality=auto's sample and check)
+  // (gravity=auto's pass may have kept a small decode of the source: it is not decoded again)
   const rowsInput: RowsInput = {
-    bytes, plan, geometry, background, metadata,
+    bytes, plan, geometry, background, metadata, decoded: probes.decoded,
     ...(body ? { streamed: { file: body.stream(), maxBytes: limits.maxStreamedInputBytes } } : {}),
     sourceClosed: lastRead && !body ? () => releaseBodyOf(bytes) : undefined,
   }

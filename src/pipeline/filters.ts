@@ -53,8 +53,9 @@ export function addFilters(lean: LeanCodec, filters: Filters | undefined): void 
 const BOX_FROM = 3
 
 /**
- * MiB the filters hold at an output `width`: the rows of their windows (4 bytes a pixel; the kernel's 2 ceil(3 sigma)
- * + 2, or the three boxes' 2 r + 2 each) and a few rows of floats.
+ * MiB the filters hold at an output `width`: the rows of their windows, in rows of 4 bytes a pixel. sharpen's kernel
+ * keeps 2 ceil(3 sigma) + 2 rows as they came and a few rows of floats; blur's, 2 ceil(3 sigma) + 4 rows of 16-bit lanes
+ * (8 bytes a pixel) and the 4 rows it makes at a time; its three boxes 2 r + 2 rows each, and a row either side for alpha.
  *
  * @example
  * filtersMiB({ blurSigma: 25 }, 4608) // about 3: three boxes of some 50 rows each
@@ -62,8 +63,8 @@ const BOX_FROM = 3
 export function filtersMiB(filters: Filters | undefined, width: number): number {
   if (!filters) return 0
   let rows = filters.adjust ? 1 : 0
-  const kernelRows = (sigma: number) => 2 * Math.ceil(3 * sigma) + 2 + 3 * 4
-  if (filters.sharpenAmount !== undefined) rows += kernelRows(SHARPEN.sigma) + 1
-  if (filters.blurSigma !== undefined) rows += filters.blurSigma <= BOX_FROM ? kernelRows(filters.blurSigma) + 1 : 3 * (Math.sqrt(4 * filters.blurSigma ** 2 + 1) + 4) + 3 * 4
+  const kernelRows = (sigma: number) => 2 * Math.ceil(3 * sigma) + 2
+  if (filters.sharpenAmount !== undefined) rows += kernelRows(SHARPEN.sigma) + 3 * 4 + 1
+  if (filters.blurSigma !== undefined) rows += filters.blurSigma <= BOX_FROM ? 2 * kernelRows(filters.blurSigma) + 15 : 3 * (Math.sqrt(4 * filters.blurSigma ** 2 + 1) + 4) + 3 * 4 + 2
   return (rows * width * 4) / 2 ** 20
 }

@@ -1,4 +1,4 @@
-import type { LeanCodec, PaletteResult, SampleSpans, StreamedFile } from '../../wasm'
+import type { DecodedRows, LeanCodec, PaletteResult, SampleSpans, StreamedFile } from '../../wasm'
 import { avifSettings } from '../codecs/avif'
 import { leanJpegSettings } from '../codecs/jpeg'
 import { pngSettings } from '../codecs/png'
@@ -15,7 +15,7 @@ import { type ImageHeader, readHeader, uprightSize } from './sniff'
 import { addFilters } from './filters'
 import { bestWindow, PREVIEW_SIDE, saliency } from './smartcrop'
 import type { PixelProbes } from './stages'
-import { fitToDecoded, type Geometry, hasTransparency, paddingColour } from './transform'
+import { decodeScale, fitToDecoded, type Geometry, hasTransparency, paddingColour } from './transform'
 
 export interface RowsResult {
   /** Undefined when the sink gave up at `giveUpAt` bytes (never-bigger: the input is the answer). */
@@ -48,7 +48,21 @@ export interface RowsInput {
   streamed?: { file: StreamedFile; maxBytes: number }
   /** For an AVIF: what to do once the source is closed and before libaom starts (nothing reads the input again). */
   sourceClosed?: (() => void) | undefined
+  /** The source decoded already, by gravity=auto's pass (pixelProbes): used in place of decoding it again at that scale. */
+  decoded?: KeptDecode | undefined
 }
+
+/** A JPEG's rows decoded at `scale` eighths by a probe, kept for the conversion (at most KEEP_PIXELS). */
+export interface KeptDecode {
+  scale: number
+  rows: DecodedRows
+}
+
+/**
+ * The largest decode gravity=auto's pass keeps for the conversion (4 MiB of RGBA): a small output's, whose decode costs
+ * about what the rest of its conversion does, so that its preview is not a second decode.
+ */
+export const KEEP_PIXELS = 2 ** 20
 
 /**
  * Steps 4-6 as one row pipeline in the lean codec (wasm/lean/pipeline.c), for the plans whose route is
@@ -159,7 +173,7 @@ export async function scoreRows(input: RowsInput, answer: Uint8Array): Promise<n
  * A kept profile (metadata=keep) travels with the pixels in its colours; otherwise they become sRGB.
  */
 function buildRows(lean: LeanCodec, input: RowsInput): boolean {
-  openSource(lean, input.bytes, input.plan.header, input.plan.scale)
+  openSource(lean, input.bytes, input.plan.header, input.plan.scale, input.decoded)
   return addColourAndTransforms(lean, input)
 }
 
@@ -176,12 +190,16 @@ function addColourAndTransforms(lean: LeanCodec, { plan, geometry, background, m
  * What trim=border and gravity=auto read of the pixels (src/pipeline/stages.ts), each a pass of its own over the turned
  * image before the conversion: the border's box at full size (op_trim.c's sink), gravity=auto's preview (PREVIEW_SIDE
  * on its longer side; a JPEG decoded at 1/8 where that leaves enough, a WebP shrunk by libwebp) scored by smartcrop.ts.
+ * Where the conversion will decode a JPEG at a scale that leaves at most KEEP_PIXELS (a small output's), the preview
+ * is made from that decode, which is kept (`decoded`) for the conversion's rows instead of a second decode.
  *
  * @example
- * const { geometry } = planTransforms(header, options, pixelProbes(bytes))
+ * const probes = pixelProbes(bytes)
+ * const { geometry } = planTransforms(header, options, probes)
+ * const input = { bytes, plan, geometry, background, metadata, decoded: probes.decoded }
  */
-export function pixelProbes(bytes: Uint8Array): PixelProbes {
-  return {
+export function pixelProbes(bytes: Uint8Array): PixelProbes & { decoded?: KeptDecode } {
+  const probes: PixelProbes & { decoded?: KeptDecode } = {
     borderBox(header, tolerance) {
       // (an animated WebP or PNG, decoded whole by its route, has no row source to probe: it keeps its whole box)
       if (!hasRowSource(header)) return { x: 0, y: 0, ...uprightSize(header) }
@@ -192,20 +210,28 @@ export function pixelProbes(bytes: Uint8Array): PixelProbes {
         return lean.rowsBorderBox(tolerance)
       })
     },
-    smartCrop(header, region, width, height) {
+    smartCrop(header, region, width, height, resize) {
       if (!hasRowSource(header)) return { x: Math.floor((region.width - width) / 2), y: Math.floor((region.height - height) / 2) }
       const { lean, run } = leanPass(header)
       const upright = uprightSize(header)
       const long = Math.max(region.width, region.height)
       // the smallest decode that leaves the region at least the preview's size
-      const scale = header.format === 'jpeg' || (header.format === 'webp' && header.frames === 1) ? [1, 2, 4, 8].find((s) => (long * s) / 8 >= PREVIEW_SIDE) ?? 8 : 8
+      const least = header.format === 'jpeg' || (header.format === 'webp' && header.frames === 1) ? [1, 2, 4, 8].find((s) => (long * s) / 8 >= PREVIEW_SIDE) ?? 8 : 8
+      // or the conversion's own (planConversion's first choice), when it is small enough to keep
+      const planned = decodeScale({ crop: { x: 0, y: 0, width, height }, resize, canvas: resize }, 1.25)
+      const keep = header.format === 'jpeg' && header.colour !== 'cmyk' && planned >= least && Math.ceil((header.width * planned) / 8) * Math.ceil((header.height * planned) / 8) <= KEEP_PIXELS
+      const scale = keep ? planned : least
       const f = Math.min(1, PREVIEW_SIDE / long)
       const size = { width: Math.max(1, Math.round(region.width * f)), height: Math.max(1, Math.round(region.height * f)) }
       const preview = run(() => {
         openSource(lean, bytes, header, scale)
+        if (keep) {
+          probes.decoded = { scale, rows: lean.rowsToDecoded() }
+          lean.rowsFromDecoded(probes.decoded.rows)
+        }
         lean.orientRows(header.orientation)
-        const planned: Geometry = { crop: region, resize: size, canvas: size }
-        const { crop } = fitToDecoded(planned, upright, lean.rowsSize())
+        const geometry: Geometry = { crop: region, resize: size, canvas: size }
+        const { crop } = fitToDecoded(geometry, upright, lean.rowsSize())
         lean.cropRows(crop)
         lean.resizeRows(size.width, size.height)
         const image = lean.rowsToRgba()
@@ -220,11 +246,17 @@ export function pixelProbes(bytes: Uint8Array): PixelProbes {
       }
     },
   }
+  return probes
 }
 
-/** The row source for an input: a JPEG at its DCT scale, a PNG, a GIF's first frame, an AVIF, a still WebP at its rescale. */
-export function openSource(lean: LeanCodec, bytes: Uint8Array, header: ImageHeader, scale: number): void {
-  if (header.format === 'jpeg') {
+/**
+ * The row source for an input: a JPEG at its DCT scale (or its rows `decoded` already at that scale), a PNG, a GIF's first
+ * frame, an AVIF, a still WebP at its rescale.
+ */
+export function openSource(lean: LeanCodec, bytes: Uint8Array, header: ImageHeader, scale: number, decoded?: KeptDecode): void {
+  if (header.format === 'jpeg' && decoded?.scale === scale) {
+    lean.rowsFromDecoded(decoded.rows, bytes)
+  } else if (header.format === 'jpeg') {
     lean.rowsFromJpeg(bytes, scale)
   } else if (header.format === 'png') {
     lean.rowsFromPng(bytes, header.width, header.height)

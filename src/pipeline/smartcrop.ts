@@ -41,13 +41,8 @@ export function saliency({ data, width, height }: ImageData): Float32Array {
     // saturation counts where there is light to carry it (near-black pixels have noisy hues)
     saturation[i] = max > 0 ? ((max - Math.min(r, g, b)) / max) * Math.min(1, max / 96) : 0
   }
-  // Sobel's gradient: where a plane changes, not how high it is (a gradient sky or a tinted wall is not a subject)
-  const gradient = (plane: Float32Array, x: number, y: number) => {
-    const at = (dx: number, dy: number) => plane[Math.min(height - 1, Math.max(0, y + dy)) * width + Math.min(width - 1, Math.max(0, x + dx))]!
-    const gx = at(1, -1) + 2 * at(1, 0) + at(1, 1) - at(-1, -1) - 2 * at(-1, 0) - at(-1, 1)
-    const gy = at(-1, 1) + 2 * at(0, 1) + at(1, 1) - at(-1, -1) - 2 * at(0, -1) - at(1, -1)
-    return Math.min(1, Math.hypot(gx, gy) / 2)
-  }
+  // Sobel's gradient: where a plane changes, not how high it is (a gradient sky or a tinted wall is not a subject);
+  // neighbours past the edge are the edge's pixels
   const skin = new Float32Array(width * height)
   let skinTotal = 0
   for (let i = 0; i < width * height; i++) {
@@ -57,10 +52,15 @@ export function saliency({ data, width, height }: ImageData): Float32Array {
   const skinWeight = WEIGHTS.skin * Math.max(0, 1 - skinTotal / (width * height) / SKIN_SHARE)
   const edges = new Float32Array(width * height)
   for (let y = 0; y < height; y++) {
+    const up = Math.max(0, y - 1) * width
+    const row = y * width
+    const down = Math.min(height - 1, y + 1) * width
     for (let x = 0; x < width; x++) {
+      const left = Math.max(0, x - 1)
+      const right = Math.min(width - 1, x + 1)
       // squared, so that a subject's sharp outline outweighs many soft gradients (light falling off a lamp, a blurred background)
-      const edge = WEIGHTS.edge * gradient(luma, x, y) + WEIGHTS.saturation * gradient(saturation, x, y)
-      edges[y * width + x] = edge * edge
+      const edge = WEIGHTS.edge * sobel(luma, up, row, down, left, x, right) + WEIGHTS.saturation * sobel(saturation, up, row, down, left, x, right)
+      edges[row + x] = edge * edge
     }
   }
   const table = summedArea(edges, width, height)
@@ -104,6 +104,13 @@ function boxMeans(table: Float64Array, width: number, height: number, radius: nu
     }
   }
   return means
+}
+
+/** The Sobel gradient's size at (x, y) of a plane, from the rows above, at and below and the columns left and right (0-1). */
+function sobel(plane: Float32Array, up: number, row: number, down: number, left: number, x: number, right: number): number {
+  const gx = plane[up + right]! + 2 * plane[row + right]! + plane[down + right]! - plane[up + left]! - 2 * plane[row + left]! - plane[down + left]!
+  const gy = plane[down + left]! + 2 * plane[down + x]! + plane[down + right]! - plane[up + left]! - 2 * plane[up + x]! - plane[up + right]!
+  return Math.min(1, Math.sqrt(gx * gx + gy * gy) / 2)
 }
 
 /**

@@ -25,8 +25,11 @@ export interface Transforms {
 export interface PixelProbes {
   /** trim=border: the box inside a uniform border of the turned image, within `tolerance`. */
   borderBox(header: ImageHeader, tolerance: number): Rect
-  /** gravity=auto: where a `width` x `height` window of `region` keeps the most of what draws the eye (src/pipeline/smartcrop.ts). */
-  smartCrop(header: ImageHeader, region: Rect, width: number, height: number): { x: number; y: number }
+  /**
+   * gravity=auto: where a `width` x `height` window of `region` keeps the most of what draws the eye (src/pipeline/smartcrop.ts);
+   * the window becomes `resize` pixels.
+   */
+  smartCrop(header: ImageHeader, region: Rect, width: number, height: number, resize: { width: number; height: number }): { x: number; y: number }
 }
 
 /**
@@ -50,7 +53,7 @@ export function planTransforms(sniffed: ImageHeader, options: CompressOptions, p
   let { crop } = geometry
   const cropped = crop.width < region.width || crop.height < region.height
   const auto = options.gravity === 'auto' && cropped
-  if (auto) crop = { ...crop, ...probes.smartCrop(header, region, crop.width, crop.height) }
+  if (auto) crop = { ...crop, ...probes.smartCrop(header, region, crop.width, crop.height, geometry.resize) }
   const window = { ...crop, x: crop.x + region.x, y: crop.y + region.y }
   return { header, geometry: { ...geometry, crop: window }, region, chosen: auto ? window : undefined }
 }

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <wasm_simd128.h>
 
 #include "lean.h"
 #include "colour.h"
@@ -152,48 +153,111 @@ Rows *rows_flatten(Rows *in, const uint8_t background[3]) {
   return &o->rows;
 }
 
+/* A row of `width` pixels in reverse order, four pixels a SIMD vector. */
+static void reverse(const uint32_t *in, uint32_t *out, int width) {
+  int x = 0;
+  for (; x + 4 <= width; x += 4) {
+    const v128_t v = wasm_v128_load(in + width - 4 - x);
+    wasm_v128_store(out + x, wasm_i32x4_shuffle(v, v, 3, 2, 1, 0));
+  }
+  for (; x < width; x++) out[x] = in[width - 1 - x];
+}
+
+/* EXIF orientation 2, a mirror: each row reversed as it comes, nothing collected. */
+static const uint8_t *mirror_next(Rows *self) {
+  Over *o = (Over *)self;
+  reverse((const uint32_t *)o->in->next(o->in), (uint32_t *)o->row, self->width);
+  return o->row;
+}
+
 /*
- * EXIF orientation 2-8: rows come out of a file in stored order, so the image is collected once and
- * read back upright. Output pixel (x, y) comes from stored (sx0 + x dx_x + y dx_y, sy0 + x dy_x + y dy_y).
+ * EXIF orientation 3-8: rows come out of a file in stored order, so the image is collected once and read back upright.
+ * Output pixel (x, y) comes from stored (sx0 + x dx_x + y dx_y, sy0 + x dy_x + y dy_y). Without a quarter turn an output
+ * row is a stored row, as it is (4) or reversed (3); with one (5-8) it is a stored column, and a column read a pixel a
+ * row apart misses the cache at every pixel: the output is made a band of BAND rows at a time instead, each stored
+ * row giving the band BAND pixels side by side, four stored rows of four pixels turned at once (SIMD shuffles).
  */
+#define BAND 32
+
 typedef struct {
   Rows rows;
-  uint8_t *pixels, *row;
+  uint8_t *pixels, *band;
   int stored_width, at;
   int sx0, dx_x, dx_y, sy0, dy_x, dy_y;
 } Turned;
+
+/* Four pixels of four stored rows (a, b, c, d: four output columns) as four output rows: a 4x4 transpose. */
+static void transpose4(v128_t a, v128_t b, v128_t c, v128_t d, uint32_t *out, int width) {
+  const v128_t ab_low = wasm_i32x4_shuffle(a, b, 0, 4, 1, 5), ab_high = wasm_i32x4_shuffle(a, b, 2, 6, 3, 7);
+  const v128_t cd_low = wasm_i32x4_shuffle(c, d, 0, 4, 1, 5), cd_high = wasm_i32x4_shuffle(c, d, 2, 6, 3, 7);
+  wasm_v128_store(out, wasm_i32x4_shuffle(ab_low, cd_low, 0, 1, 4, 5));
+  wasm_v128_store(out + width, wasm_i32x4_shuffle(ab_low, cd_low, 2, 3, 6, 7));
+  wasm_v128_store(out + 2 * (size_t)width, wasm_i32x4_shuffle(ab_high, cd_high, 0, 1, 4, 5));
+  wasm_v128_store(out + 3 * (size_t)width, wasm_i32x4_shuffle(ab_high, cd_high, 2, 3, 6, 7));
+}
+
+/* Output rows y0 .. y0 + BAND - 1 (fewer at the bottom) of a quarter turn into the band, 4x4 pixels at a time. */
+static void turn_band(Turned *t, int y0) {
+  const int width = t->rows.width, rows = t->rows.height - y0 < BAND ? t->rows.height - y0 : BAND, step = t->dx_y;
+  const uint32_t *src = (const uint32_t *)t->pixels;
+  uint32_t *band = (uint32_t *)t->band;
+  const int whole_x = width & ~3, whole_j = rows & ~3;
+  /* pixel (x, j) of the band is stored pixel (sx0 + (y0 + j) step, sy0 + x dy_x) */
+  for (int j = 0; j < whole_j; j += 4) {
+    /* the four stored pixels of band rows j .. j + 3, left to right in memory */
+    const int first = t->sx0 + (y0 + j) * step - (step < 0 ? 3 : 0);
+    for (int x = 0; x < whole_x; x += 4) {
+      v128_t v[4];
+      for (int k = 0; k < 4; k++) {
+        v[k] = wasm_v128_load(src + (size_t)(t->sy0 + (x + k) * t->dy_x) * t->stored_width + first);
+        if (step < 0) v[k] = wasm_i32x4_shuffle(v[k], v[k], 3, 2, 1, 0);
+      }
+      transpose4(v[0], v[1], v[2], v[3], band + (size_t)j * width + x, width);
+    }
+  }
+  /* what is left: the last columns of every row, the last rows whole */
+  for (int j = 0; j < rows; j++) {
+    for (int x = j < whole_j ? whole_x : 0; x < width; x++) {
+      band[(size_t)j * width + x] = src[(size_t)(t->sy0 + x * t->dy_x) * t->stored_width + t->sx0 + (y0 + j) * step];
+    }
+  }
+}
 
 static const uint8_t *turned_next(Rows *self) {
   Turned *t = (Turned *)self;
   const int y = t->at++;
   const uint32_t *src = (const uint32_t *)t->pixels;
-  uint32_t *out = (uint32_t *)t->row;
-  int sx = t->sx0 + y * t->dx_y, sy = t->sy0 + y * t->dy_y;
-  for (int x = 0; x < self->width; x++, sx += t->dx_x, sy += t->dy_x) out[x] = src[(size_t)sy * t->stored_width + sx];
-  return t->row;
+  if (t->dx_y == 0) {
+    const uint32_t *row = src + (size_t)(t->sy0 + y * t->dy_y) * t->stored_width;
+    if (t->dx_x > 0) return (const uint8_t *)row;
+    reverse(row, (uint32_t *)t->band, self->width);
+    return t->band;
+  }
+  if (y % BAND == 0) turn_band(t, y);
+  return t->band + (size_t)(y % BAND) * self->width * 4;
 }
 
 static void turned_close(Rows *self) {
   Turned *t = (Turned *)self;
   free(t->pixels);
-  free(t->row);
+  free(t->band);
   free(self);
 }
 
 Rows *rows_orient(Rows *in, int orientation) {
   if (orientation < 2 || orientation > 8) return in;
+  if (orientation == 2) return &over(in, in->width, in->height, mirror_next, 1)->rows;
   const int w = in->width, h = in->height, swap = orientation >= 5;
   const int alpha = in->alpha, grey = in->grey;
   uint8_t *pixels = rows_collect(in);
   Turned *t = (Turned *)rows_stage(sizeof(Turned), swap ? h : w, swap ? w : h, turned_next, turned_close);
   t->pixels = pixels;
-  t->row = lean_alloc((size_t)t->rows.width * 4);
+  t->band = lean_alloc((size_t)t->rows.width * 4 * (swap ? BAND : 1));
   t->stored_width = w;
   t->rows.alpha = alpha;
   t->rows.grey = grey;
   /* (sx, sy) for output (x, y), as transform.ts's orient(). */
   switch (orientation) {
-    case 2: t->sx0 = w - 1; t->dx_x = -1; t->dx_y = 0; t->sy0 = 0; t->dy_x = 0; t->dy_y = 1; break;
     case 3: t->sx0 = w - 1; t->dx_x = -1; t->dx_y = 0; t->sy0 = h - 1; t->dy_x = 0; t->dy_y = -1; break;
     case 4: t->sx0 = 0; t->dx_x = 1; t->dx_y = 0; t->sy0 = h - 1; t->dy_x = 0; t->dy_y = -1; break;
     case 5: t->sx0 = 0; t->dx_x = 0; t->dx_y = 1; t->sy0 = 0; t->dy_x = 1; t->dy_y = 0; break;
@@ -238,6 +302,8 @@ EXPORT(px_avif) void px_avif(void) { pipe = avif_rows(); }
 EXPORT(px_frame) void px_frame(void) { pipe = frame_rows(); }
 /** RGBA pixels that JS keeps (and frees): a source that can be read twice. */
 EXPORT(px_pixels) void px_pixels(const uint8_t *rgba, int width, int height, int alpha) { pipe = rows_of_buffer(rgba, width, height, alpha); }
+/** A source's rows decoded before and kept (gravity=auto's preview pass, rows.ts): opaque, taken over and freed by the pipeline. */
+EXPORT(px_decoded) void px_decoded(uint8_t *rgba, int width, int height, int grey) { pipe = rows_from_buffer(rgba, width, height, 0, grey); }
 
 /** The source's colours to sRGB (colour.c); 1 if that adds a stage, 0 when they are sRGB already or not described usably. */
 EXPORT(px_colour) int px_colour(void) {
@@ -267,6 +333,7 @@ EXPORT(px_adjust) void px_adjust(double brightness, double contrast, double gamm
 EXPORT(px_width) int px_width(void) { return built()->width; }
 EXPORT(px_height) int px_height(void) { return built()->height; }
 EXPORT(px_alpha) int px_alpha(void) { return built()->alpha; }
+EXPORT(px_grey) int px_grey(void) { return built()->grey; }
 
 /** trim=border (op_trim.c): the box inside the rows' uniform border, as x, y, width, height. */
 static int32_t box[4];
