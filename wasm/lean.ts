@@ -76,6 +76,9 @@ interface LeanExports {
   px_quant_quality(): number
   px_remap(): void
   px_to_png(level: number, strategies: number): number
+  px_webpll_analyse(): void
+  px_webpll_count(effort: number): void
+  px_to_webpll(effort: number): number
   px_to_avif(quality: number, speed: number, flags: number): number
   px_mosaic(spans: number, nx: number, ny: number): number
   px_score(distorted: number, alpha: number): number
@@ -662,6 +665,29 @@ export class LeanCodec {
    */
   rowsToWebpPicture(lossless: boolean): { transparent: boolean } {
     return { transparent: this.exports.px_to_webp(lossless ? 1 : 0) !== 0 }
+  }
+
+  /**
+   * Lossless WebP by our own VP8L encoder (sink_webpll.c), holding a few rows and a window of recent ones, never the
+   * image: three passes over a pipeline that `build` makes afresh (it is built once already): the colours (a palette
+   * of up to 256?), the symbols counted, then the file, written out to JS in parts as it is made.
+   *
+   * @example
+   * const parts = lean.rowsToWebpLossless(() => buildRows(lean, input), 4)
+   */
+  rowsToWebpLossless(build: () => void, effort: number): Uint8Array[] {
+    this.exports.px_webpll_analyse()
+    build()
+    this.exports.px_webpll_count(effort)
+    build()
+    this.written = []
+    this.writtenBytes = 0
+    this.exports.px_to_webpll(effort)
+    const parts = this.written
+    this.written = []
+    const last = parts.pop()
+    if (last) parts.push(shrink(last, this.writtenAt))
+    return parts
   }
 
   /**
