@@ -79,6 +79,9 @@ interface LeanExports {
   px_remap(): void
   px_to_png(level: number, strategies: number): number
   px_avif_rows(quality: number, speed: number, flags: number): void
+  px_webpll_analyse(): void
+  px_webpll_count(effort: number): void
+  px_to_webpll(effort: number): number
   px_mosaic(spans: number, nx: number, ny: number): number
   px_score(distorted: number, alpha: number): number
   px_aside(): void
@@ -774,6 +777,29 @@ export class LeanCodec {
    */
   async rowsToWebpPicture(lossless: boolean): Promise<{ transparent: boolean }> {
     return { transparent: (await this.pull('px_to_webp', lossless ? 1 : 0)) !== 0 }
+  }
+
+  /**
+   * Lossless WebP by our own VP8L encoder (sink_webpll.c), holding a few rows and a window of recent ones, never the
+   * image: three passes over a pipeline that `build` makes afresh (it is built once already): the colours (a palette
+   * of up to 256?), the symbols counted, then the file, written out to JS in parts as it is made.
+   *
+   * @example
+   * const parts = lean.rowsToWebpLossless(() => buildRows(lean, input), 4)
+   */
+  rowsToWebpLossless(build: () => void, effort: number): Uint8Array[] {
+    this.exports.px_webpll_analyse()
+    build()
+    this.exports.px_webpll_count(effort)
+    build()
+    this.written = []
+    this.writtenBytes = 0
+    this.exports.px_to_webpll(effort)
+    const parts = this.written
+    this.written = []
+    const last = parts.pop()
+    if (last) parts.push(shrink(last, this.writtenAt))
+    return parts
   }
 
   /**

@@ -279,6 +279,12 @@ export const MEMORY_MODEL = {
        * MiB (sent as views of the body buffer before: 12 MP 109.8, 16 MP 136.6).
        */
       png: { baseMiB: 15, perMP: 0.8 },
+      /**
+       * Our lossless WebP coder (wasm/lean/sink_webpll.c, `streamedLossless`): a band of 33 rows, a window of 2^18 coded
+       * pixels with its hash chains (2 MiB), histograms, and the file in JS as it is written (a photo's is about 2 B
+       * per pixel, a screenshot's a tenth of that).
+       */
+      webpLossless: { baseMiB: 8, perMP: 2.5 },
       /** AVIF's band of 64 RGBA rows (wasm/lean/sink_avif.c); the encoder's memory is `encode.avif` or `avifGrid`. */
       avifBand: { baseMiB: 1, perMP: 0 },
     },
@@ -343,6 +349,11 @@ export interface ConversionPlan {
    */
   lowMemoryWebp: boolean
   /**
+   * Lossless WebP by our own VP8L encoder (wasm/lean/sink_webpll.c: three passes over the rows, a few rows and a window
+   * of recent ones held) instead of libwebp's, which holds the image several times over, where libwebp's does not fit.
+   */
+  streamedLossless: boolean
+  /**
    * libjpeg-turbo keeps every coefficient until the end: for a progressive JPEG (effort 3 and up) and for
    * optimised Huffman tables (every effort). Where that does not fit, the row pipeline writes a baseline
    * JPEG with the standard tables instead (5-10 % larger), holding a band of rows.
@@ -394,6 +405,7 @@ function planRoute(header: ImageHeader, format: OutputFormat, geometry: Geometry
     fitTo: settings.fitTo !== undefined,
     bufferedJpeg: format === 'jpeg',
     lowMemoryWebp: false,
+    streamedLossless: false,
   })
   // An animation to WebP keeps every frame: one canvas at a time through the row transforms into the animation encoder.
   if (settings.animate) return { ...at(8), route: 'frames' }
@@ -427,7 +439,9 @@ function planRoute(header: ImageHeader, format: OutputFormat, geometry: Geometry
   if (hasRowSource(header)) {
     if (format === 'webp') {
       const webp = rows(first)
-      return fits(webp) || settings.lossless ? webp : { ...webp, lowMemoryWebp: true }
+      // libwebp where it fits (its files are smaller: docs/results/camera-size.md); else our own streaming lossless coder or libwebp's low-memory mode
+      if (fits(webp)) return webp
+      return settings.lossless ? { ...webp, streamedLossless: true } : { ...webp, lowMemoryWebp: true }
     }
     if (format === 'jpeg') {
       // MozJPEG, or libjpeg-turbo's behaviour progressive or with optimised tables, keeps every coefficient;
@@ -562,7 +576,7 @@ function rowsLeanMiB(plan: ConversionPlan, progressive: number): number {
   const avif = plan.format === 'avif' ? encoderTerm(plan) : undefined
   const sink =
     avif ? { baseMiB: r.sink.avifBand.baseMiB + avif.baseMiB, perMP: r.sink.avifBand.perMP + avif.perMP }
-    : plan.format === 'webp' && plan.lossless ? m.webpLosslessEncode
+    : plan.format === 'webp' && plan.lossless ? (plan.streamedLossless ? r.sink.webpLossless : m.webpLosslessEncode)
     : plan.format === 'jpeg' && !plan.turbo ? (plan.trellisPasses ? r.sink.mozjpegPasses : r.sink.mozjpeg)
     : plan.format === 'jpeg' && !plan.bufferedJpeg ? r.sink.jpegBaseline
     : plan.format === 'webp' && plan.lowMemoryWebp ? r.sink.webpLowMemory

@@ -108,9 +108,12 @@ export async function convertRows(
   let palette: PaletteResult | undefined
   if (format === 'png') run(() => (palette = lean.preparePng(build, settings.palette)))
   if (format === 'avif') run(() => lean.setAvifMetadata(input.metadata))
-  const output = await run(() => encodeRows(lean, format, settings, plan, giveUpAt, (transparent) => {
-    memoryEstimate = checkAlphaPlane(plan, settings, transparent, memoryEstimate, limits)
-  }, input.sourceClosed))
+  // Our lossless WebP coder reads the rows three times (sink_webpll.c), so it builds the pipeline again itself.
+  const output = plan.streamedLossless
+    ? run(() => lean.rowsToWebpLossless(build, settings.effort))
+    : await run(() => encodeRows(lean, format, settings, plan, giveUpAt, (transparent) => {
+        memoryEstimate = checkAlphaPlane(plan, settings, transparent, memoryEstimate, limits)
+      }, input.sourceClosed))
   const spare = output === undefined ? lean.takeSpareParts() : undefined
   return { output, spare, width, height, colourConverted, palette, memoryEstimate, timings: { decode, transform: 0, encode: await clock.lap() } }
 }

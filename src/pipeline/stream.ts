@@ -40,7 +40,8 @@ function imageDataWithin(head: Uint8Array): boolean {
 }
 
 /**
- * Once planned: one pass of the row pipeline into a sink that reads its rows once (JPEG, WebP, AVIF), a still image,
+ * Once planned: one pass of the row pipeline into a sink that reads its rows once (JPEG, WebP, AVIF; not our lossless
+ * WebP coder, which reads them three times), a still image,
  * and an answer that is never the input itself.
  *
  * @example
@@ -48,6 +49,6 @@ function imageDataWithin(head: Uint8Array): boolean {
  */
 export function streamsOnce(plan: ConversionPlan, settings: EncodeSettings, options: CompressOptions): boolean {
   return (
-    plan.route === 'rows' && plan.format !== 'png' && plan.header.frames === 1 && !settings.autoQuality && settings.fitTo === undefined && options.metadata === 'none' && !mayAnswerWithInput(plan)
+    plan.route === 'rows' && plan.format !== 'png' && !plan.streamedLossless && plan.header.frames === 1 && !settings.autoQuality && settings.fitTo === undefined && options.metadata === 'none' && !mayAnswerWithInput(plan)
   )
 }

@@ -171,10 +171,9 @@ describe('errors', () => {
   })
 
   it('answers 422 operation_too_large for a conversion over the memory budget, from the header alone', async () => {
-    // A 4000x3000 (12 MP) PNG header with no pixel data, to lossless WebP (whose encoder holds the
-    // image several times over): the model estimates far over 120 MiB, so it must be refused before
-    // decoding (the data would be corrupt otherwise).
-    const res = await compress(pngWithSize(fixture('bomb-50000.png'), 4000, 3000), { format: 'webp', lossless: true }, { contentType: 'image/png' })
+    // A 4000x3000 (12 MP) PNG header with no pixel data, to lossless AVIF (libaom's 4:4:4 frame and state): the
+    // model estimates far over 120 MiB, so it must be refused before decoding (the data would be corrupt otherwise).
+    const res = await compress(pngWithSize(fixture('bomb-50000.png'), 4000, 3000), { format: 'avif', lossless: true }, { contentType: 'image/png' })
     const body = await expectProblem(res, 'operation_too_large', 422)
     expect(body.limit).toBe(120)
     expect(body.estimateMiB as number).toBeGreaterThan(120)
@@ -182,8 +181,8 @@ describe('errors', () => {
   })
 
   it('answers 422 operation_too_large for an enlarged output over the memory budget', async () => {
-    // 480x300 enlarged to 4000x2500 (10 MP) lossless WebP output: several hundred MiB by the model.
-    const res = await compress(fixture('photo.jpg'), { width: 4000, enlarge: true, format: 'webp', lossless: true })
+    // 480x300 enlarged to 4000x2500 (10 MP) lossless AVIF output: far over the budget by the model.
+    const res = await compress(fixture('photo.jpg'), { width: 4000, enlarge: true, format: 'avif', lossless: true })
     await expectProblem(res, 'operation_too_large', 422)
   })
 

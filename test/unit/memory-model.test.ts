@@ -460,6 +460,16 @@ describe('memory model', () => {
     })
   }
 
+  // Our streaming lossless coder (sink_webpll.c), where libwebp's does not fit: the matrix's screenshots, 2026-11-28.
+  for (const [size, measured, fileMiB] of [[SCREENSHOT, 27.6, 1.5], [SCREENSHOT_4K, 29.2, 2.2], [[5120, 2880], 37.3, 3.5]] as const) {
+    it(`takes the streaming coder for a ${size.join('x')} screenshot to lossless WebP, estimating at least the measured ${measured} MiB`, () => {
+      const plan = planOf('png', 'webp', size, undefined, false, fileMiB, { lossless: true })
+      expect(plan.streamedLossless).toBe(true)
+      expect(estimateMiB(plan)).toBeGreaterThanOrEqual(measured)
+      expect(estimateMiB(plan)).toBeLessThanOrEqual(120)
+    })
+  }
+
   it('charges an Adam7 PNG, decoded whole, and a turned JPEG, collected once', () => {
     // Storm.jpg at 12 MP: an interlaced PNG (17.2 MiB) to PNG 92.1 MiB (budget lifted) and to 1600 px WebP 88.8 (113.3 and 106.2 before bodies were read in place);
     // an EXIF-6 JPEG (0.53 MiB) to 1600 px WebP 67.8 and to PNG 71.4.

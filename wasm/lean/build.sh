@@ -148,6 +148,7 @@ for name in adler32 crc32 inffast inflate inftrees zutil; do jobs+=("$zlib/$name
 jobs+=("$here/png.c|-I$png -I$zlib -I$lcms/include")
 for name in deflate_compress adler32 crc32 utils; do jobs+=("$deflate/lib/$name.c|-I$deflate"); done
 jobs+=("$here/sink_png.c|-I$deflate")
+jobs+=("$here/sink_webpll.c|")
 jobs+=("$here/pipeline.c|-I$lcms/include")
 # Little CMS for colour management (colour.c): every source's profile to sRGB, and CMYK JPEGs. No threads in wasi-libc.
 for f in "$lcms"/src/*.c; do jobs+=("$f|-I$lcms/include -DCMS_NO_PTHREADS=1"); done

@@ -57,6 +57,9 @@ void png_analyse(Rows *in);                                                   /*
 void png_analyse_palette(void);                                               /* sink_png.c: the same from quant.c's palette, no row read */
 int quant_palette(int *width, int *height, const uint8_t (**rgba)[4], const uint32_t **counts); /* quant.c: the palette quant_build made, as written */
 size_t png_sink(Rows *in, int level, int strategies);                         /* sink_png.c: the second */
+void webpll_analyse(Rows *in);                                                /* sink_webpll.c: our lossless WebP, first of three passes */
+void webpll_count(Rows *in, int effort);                                      /* sink_webpll.c: the second */
+size_t webpll_sink(Rows *in, int effort);                                     /* sink_webpll.c: the third, the file out to JS */
 size_t avif_sink(Rows *in, int quality, int speed, int flags);               /* sink_avif.c: flags as ae_start's */
 void avif_sink_rows(Rows *in, int quality, int speed, int flags);          /* avif_sink up to the encoding: ae_finish next */
 void anim_sink(Rows *in, int timestamp_ms);                                  /* anim_webp.c: one frame of an animated WebP */
