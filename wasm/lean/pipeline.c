@@ -1,7 +1,7 @@
 /*
  * The row pipeline (pipeline.h), and the calls JS builds one with: a source (px_jpeg, px_png,
  * px_webp, px_gif, px_avif, px_pixels), then the transforms the geometry asks for, in order (px_orient, px_crop, px_resize, px_pad,
- * px_flatten), then one sink (px_to_jpeg, px_to_webp + webp_encode, px_png_analyse + px_to_png, px_webpll_analyse + px_webpll_count + px_to_webpll, px_to_avif, px_to_rgba), which
+ * px_flatten), then one sink (px_to_jpeg, px_to_webp + webp_encode, px_png_analyse + px_to_png, px_webpll_analyse + px_webpll_count + px_to_webpll, px_avif_rows + ae_finish, px_to_rgba), which
  * pulls every row through (PNG's sink, twice: px_png_analyse, then px_to_png). One pipeline at a time, as everything in the lean codec.
  */
 #include <stdlib.h>
@@ -377,7 +377,6 @@ EXPORT(px_to_png) size_t px_to_png(int level, int strategies) { return png_sink(
 EXPORT(px_webpll_analyse) void px_webpll_analyse(void) { webpll_analyse(take()); }
 EXPORT(px_webpll_count) void px_webpll_count(int effort) { webpll_count(take(), effort); }
 EXPORT(px_to_webpll) size_t px_to_webpll(int effort) { return webpll_sink(take(), effort); }
-EXPORT(px_to_avif) size_t px_to_avif(int quality, int speed, int flags) { return avif_sink(take(), quality, speed, flags); }
 /* The rows into the AVIF planes and the pipeline closed, its source's memory given back: ae_finish encodes. */
 EXPORT(px_avif_rows) void px_avif_rows(int quality, int speed, int flags) { avif_sink_rows(take(), quality, speed, flags); }
 /** One frame of an animated WebP (frames.c), shown from `timestamp_ms`. */

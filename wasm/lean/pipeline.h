@@ -60,8 +60,7 @@ size_t png_sink(Rows *in, int level, int strategies);                         /*
 void webpll_analyse(Rows *in);                                                /* sink_webpll.c: our lossless WebP, first of three passes */
 void webpll_count(Rows *in, int effort);                                      /* sink_webpll.c: the second */
 size_t webpll_sink(Rows *in, int effort);                                     /* sink_webpll.c: the third, the file out to JS */
-size_t avif_sink(Rows *in, int quality, int speed, int flags);               /* sink_avif.c: flags as ae_start's */
-void avif_sink_rows(Rows *in, int quality, int speed, int flags);          /* avif_sink up to the encoding: ae_finish next */
+void avif_sink_rows(Rows *in, int quality, int speed, int flags);          /* sink_avif.c, flags as ae_start's: the rows in, the pipeline closed; ae_finish encodes */
 void anim_sink(Rows *in, int timestamp_ms);                                  /* anim_webp.c: one frame of an animated WebP */
 
 #endif

@@ -5,10 +5,9 @@
  *   ae_rows(rgba, count)                              a band of RGBA rows into those planes
  *   ae_finish()                                       encodes; the file is the lean output (lean_output)
  *
- * avif_sink (px_to_avif) pulls the pipeline's rows into ae_rows a band at a time, closes the pipeline, and encodes;
- * avif_sink_rows (px_avif_rows) stops before encoding, so that JS can let go of the input first (ae_finish then
- * encodes). ae_* are exported too, for
- * an RGBA image JS holds. What it holds is the planes (1.5 bytes per pixel for 4:2:0, 3 for 4:4:4, plus 1
+ * avif_sink_rows (px_avif_rows) pulls the pipeline's rows into ae_rows a band at a time and closes the pipeline; JS
+ * then lets go of the input where nothing reads it again, and ae_finish encodes. ae_* are exported too, for an RGBA
+ * image JS holds. What it holds is the planes (1.5 bytes per pixel for 4:2:0, 3 for 4:4:4, plus 1
  * with alpha) and, while ae_finish runs, libaom's own state, in the conversion's one lean memory beside
  * the pipeline's stages (a decoder's state, the resampler's ring), not in a memory of its own.
  */
@@ -239,11 +238,6 @@ void avif_sink_rows(Rows *in, int quality, int speed, int options) {
   free(band);
   /* The source's and the transforms' memory goes back before libaom's state is allocated. */
   in->close(in);
-}
-
-size_t avif_sink(Rows *in, int quality, int speed, int options) {
-  avif_sink_rows(in, quality, speed, options);
-  return ae_finish();
 }
 
 #ifdef LEAN_TRACE
