@@ -6,7 +6,7 @@ import { ApiError } from '../errors'
 import { sampleSpansOf, type Span } from './auto-quality'
 import { type ImageHeader, uprightSize } from './sniff'
 import { filtersMiB } from './filters'
-import { DECODE_SCALES, decodeScale, type Geometry, isIdentity } from './transform'
+import { DECODE_MARGIN, DECODE_SCALES, decodeScale, type Geometry, isIdentity } from './transform'
 
 /**
  * The memory model: estimated peak growth of the isolate, in MiB, for one conversion, fitted to the
@@ -433,7 +433,7 @@ function planRoute(header: ImageHeader, format: OutputFormat, geometry: Geometry
     if (format === 'webp' && !settings.lossless) return { ...at(8), route: 'webp-to-webp' }
   }
   const shrinks = (header.format === 'jpeg' || (header.format === 'webp' && header.frames === 1)) && !sameSize
-  const [first, last] = shrinks ? [decodeScale(geometry, 1.25), decodeScale(geometry, 1)] : [8, 8]
+  const [first, last] = shrinks ? [decodeScale(geometry, DECODE_MARGIN), decodeScale(geometry, 1)] : [8, 8]
   const scales = DECODE_SCALES.filter((s) => s <= first && s >= last)
   // The row pipeline, for the sources it has: every encoder takes rows.
   if (hasRowSource(header)) {

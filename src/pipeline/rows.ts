@@ -15,7 +15,7 @@ import { type ImageHeader, readHeader, uprightSize } from './sniff'
 import { addFilters } from './filters'
 import { bestWindow, PREVIEW_SIDE, saliency } from './smartcrop'
 import type { PixelProbes } from './stages'
-import { decodeScale, fitToDecoded, type Geometry, hasTransparency, paddingColour } from './transform'
+import { DECODE_MARGIN, decodeScale, fitToDecoded, type Geometry, hasTransparency, paddingColour } from './transform'
 
 export interface RowsResult {
   /** Undefined when the sink gave up at `giveUpAt` bytes (never-bigger: the input is the answer). */
@@ -221,7 +221,7 @@ export function pixelProbes(bytes: Uint8Array): PixelProbes & { decoded?: KeptDe
       // the smallest decode that leaves the region at least the preview's size
       const least = header.format === 'jpeg' || (header.format === 'webp' && header.frames === 1) ? [1, 2, 4, 8].find((s) => (long * s) / 8 >= PREVIEW_SIDE) ?? 8 : 8
       // or the conversion's own (planConversion's first choice), when it is small enough to keep
-      const planned = decodeScale({ crop: { x: 0, y: 0, width, height }, resize, canvas: resize }, 1.25)
+      const planned = decodeScale({ crop: { x: 0, y: 0, width, height }, resize, canvas: resize }, DECODE_MARGIN)
       const keep = header.format === 'jpeg' && header.colour !== 'cmyk' && planned >= least && Math.ceil((header.width * planned) / 8) * Math.ceil((header.height * planned) / 8) <= KEEP_PIXELS
       const scale = keep ? planned : least
       const f = Math.min(1, PREVIEW_SIDE / long)

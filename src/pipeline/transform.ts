@@ -97,6 +97,9 @@ export function planGeometry(
 /** The DCT scales, in eighths, a JPEG is decoded at: powers of two, as libvips' shrink-on-load. */
 export const DECODE_SCALES = [8, 4, 2, 1] as const
 
+/** The margin a conversion's decode first tries to leave over its resample target (see decodeScale). */
+export const DECODE_MARGIN = 1.25
+
 /**
  * The scale, in eighths, a JPEG can be decoded at (libjpeg scales in the DCT) for this geometry: the
  * smallest of DECODE_SCALES that leaves the kept region at least `margin` times the resample target,
