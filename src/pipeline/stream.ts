@@ -1,5 +1,7 @@
 import { canStreamInput } from '../../wasm'
 import type { EncodeSettings } from '../codecs/types'
+import type { Limits } from '../env'
+import { pngImageDataWithin } from '../formats/png/header'
 import { type ConversionPlan, mayAnswerWithInput } from './limits'
 import type { CompressOptions } from './options'
 
@@ -13,36 +15,32 @@ import type { CompressOptions } from './options'
 /** How much of a body is read before deciding: enough for a PNG's chunks before its image data, as phones and cameras write them. */
 export const STREAM_HEAD_BYTES = 64 * 1024
 
-const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]
-const IDAT = 0x49444154
-
 /**
- * From the options and the body's start alone: a PNG whose first image data starts within `head`, and options that
- * read it once, in an engine with JSPI (wasm/lean.ts).
+ * From the options and the body's start alone: options that read the file once, in an engine with JSPI (wasm/lean.ts),
+ * and a PNG whose first image data starts within `head`.
  *
  * @example
  * if (mayStream(await body.head(STREAM_HEAD_BYTES), options)) ...
  */
 export function mayStream(head: Uint8Array, options: CompressOptions): boolean {
-  if (!canStreamInput() || !PNG_SIGNATURE.every((byte, i) => head[i] === byte)) return false
+  if (!canStreamInput()) return false
   if (options.format === 'png' || options.quality === 'auto' || options.max_bytes !== undefined || options.metadata !== 'none') return false
   if (options.gravity === 'auto' || (options.trim !== undefined && 'border' in options.trim)) return false
-  return imageDataWithin(head)
-}
-
-/** Whether the chunk walk from the IHDR reaches the first IDAT's header within `head`. */
-function imageDataWithin(head: Uint8Array): boolean {
-  const view = new DataView(head.buffer, head.byteOffset, head.byteLength)
-  for (let at = 8; at + 8 <= head.length; at += 12 + view.getUint32(at)) {
-    if (view.getUint32(at + 4) === IDAT) return true
-  }
-  return false
+  return pngImageDataWithin(head)
 }
 
 /**
+ * The most bytes a body may have before it is read: MAX_STREAMED_INPUT_BYTES where a PNG can be read as it arrives
+ * (the engine has JSPI), else MAX_INPUT_BYTES. What it turns out to need holding is held to MAX_INPUT_BYTES.
+ *
+ * @example
+ * await checkRequestHead(c, limits.maxInputBytes, streamedInputCap(limits))
+ */
+export const streamedInputCap = (limits: Limits): number => (canStreamInput() ? limits.maxStreamedInputBytes : limits.maxInputBytes)
+
+/**
  * Once planned: one pass of the row pipeline into a sink that reads its rows once (JPEG, WebP, AVIF; not our lossless
- * WebP coder, which reads them three times), a still image,
- * and an answer that is never the input itself.
+ * WebP coder, which reads them three times), a still image, and an answer that is never the input itself.
  *
  * @example
  * if (!streamsOnce(plan, settings, options)) bytes = await body.all()

@@ -1,8 +1,8 @@
 import { Hono } from 'hono'
-import { canStreamInput } from '../../wasm'
 import { limitsOf } from '../env'
 import { convertImage } from '../pipeline/convert'
 import { checkRequestHead, parseRequest } from '../pipeline/parse'
+import { streamedInputCap } from '../pipeline/stream'
 import { respond } from '../pipeline/respond'
 import { inConversionTurn } from '../queue'
 import { type ClientVariables, identifyClient } from '../ratelimit/identify'
@@ -21,7 +21,7 @@ export const compress = new Hono<{ Bindings: Env } & ClientVariables>().post('/'
 
   // 0. what the headers alone can refuse is refused before queuing: a declared size over the limit, the content type, query options
   // (a PNG that one pass converts is read as it arrives, not held: its cap is MAX_STREAMED_INPUT_BYTES)
-  const maxStreamedBytes = canStreamInput() ? limits.maxStreamedInputBytes : limits.maxInputBytes
+  const maxStreamedBytes = streamedInputCap(limits)
   await checkRequestHead(c, limits.maxInputBytes, maxStreamedBytes)
 
   // Queued requests wait here with their bodies unread, so a queue of uploads holds no image bytes.

@@ -9,7 +9,7 @@ import { checkSignature } from '../delivery/sign'
 import { resolveSource, type Source } from '../delivery/source'
 import { parseImagePath } from '../delivery/url'
 import { cacheKeyOf, etagOf, matchesIfNoneMatch, sha256Hex, type Variant, variantOf } from '../delivery/variant'
-import { type Limits, limitsOf } from '../env'
+import { limitsOf } from '../env'
 import { ApiError } from '../errors'
 import { convertImage } from '../pipeline/convert'
 import { acceptedModernFormats } from '../pipeline/negotiate'
@@ -17,6 +17,7 @@ import { type Described, describedResponse, describeImage } from '../pipeline/de
 import type { CompressOptions } from '../pipeline/options'
 import type { PendingBody } from '../pipeline/body'
 import { openBody, readBody, tooLarge } from '../pipeline/parse'
+import { streamedInputCap } from '../pipeline/stream'
 import { type Outcome, respond } from '../pipeline/respond'
 import { conversionQueue, inConversionTurn, type Shared, SingleFlight } from '../queue'
 import { type ClientVariables, identifyClient } from '../ratelimit/identify'
@@ -102,7 +103,7 @@ const lookUp = createMiddleware<ImgEnv>(async (c, next) => {
   const source = resolveSource(rawSource, delivery)
   if (onError !== undefined && source.kind !== 'origin') throw new ApiError('invalid_option', 'onerror=redirect needs an origin source (ORIGIN_URL or an absolute URL).', { option: 'onerror' })
   // (a PNG source that one pass converts is read as it arrives, not held: its cap is MAX_STREAMED_INPUT_BYTES)
-  const maxInputBytes = streamedCap(limitsOf(c.env))
+  const maxInputBytes = streamedInputCap(limitsOf(c.env))
   const accept = c.req.header('accept') ?? ''
   const ifNoneMatch = c.req.header('if-none-match')
 
@@ -150,9 +151,6 @@ async function bucketCall<T>(call: () => Promise<T>): Promise<T> {
     throw new ApiError('source_unavailable', `The IMAGES bucket could not be read: ${(error as Error).message}.`, {})
   }
 }
-
-/** The most bytes a source may have: a PNG read as it arrives may have MAX_STREAMED_INPUT_BYTES where the engine can. */
-const streamedCap = (limits: Limits) => (canStreamInput() ? limits.maxStreamedInputBytes : limits.maxInputBytes)
 
 /**
  * The source's bytes, counted against MAX_INPUT_BYTES as they arrive, into the isolate's body buffer; or, where
@@ -221,7 +219,7 @@ async function make(c: Context<ImgEnv>, requested: Requested, background = false
   try {
     let declaredBytes = requested.size
     if (source.kind === 'origin') {
-      answer = await fetchOrigin(source.url, { timeoutMs: deliveryOf(c.env).originTimeoutMs, maxBytes: streamedCap(limits) })
+      answer = await fetchOrigin(source.url, { timeoutMs: deliveryOf(c.env).originTimeoutMs, maxBytes: streamedInputCap(limits) })
       declaredBytes = Number(answer.headers.get('content-length') ?? Number.NaN)
       const version = versionOf(answer)
       if (version !== undefined) {

@@ -4,7 +4,7 @@
  */
 import { ApiError } from '../../errors'
 import { baseHeader, corrupt, type HeaderFormat, type ImageHeader } from '../shared/header'
-import type { Reader } from '../shared/reader'
+import { Reader } from '../shared/reader'
 
 const NAME = 'PNG'
 
@@ -16,6 +16,20 @@ export const pngHeader: HeaderFormat = {
   name: NAME,
   matches: (r) => r.matches(0, PNG_SIGNATURE),
   read: readPng,
+}
+
+/**
+ * Whether `bytes` are a PNG's start that reaches the header of its first image data (IDAT) chunk: what a decoder reads
+ * before its pixels.
+ *
+ * @example
+ * pngImageDataWithin(await body.head(64 * 1024)) // true for a PNG whose chunks before IDAT are in its first 64 KiB
+ */
+export function pngImageDataWithin(bytes: Uint8Array): boolean {
+  const r = new Reader(bytes)
+  if (!r.matches(0, PNG_SIGNATURE)) return false
+  for (let at = 8; r.has(at, 8); at += 12 + r.u32(at)) if (r.u32(at + 4) === CHUNK_IDAT) return true
+  return false
 }
 
 const PNG_MAX_DIMENSION = 0x7fffffff
