@@ -104,7 +104,6 @@ interface LeanExports {
   fr_finish(endMs: number): number
 }
 
-/** Where quality=auto's tiles lie (src/pipeline/auto-quality.ts, sampleSpans): (start, length) across and down. */
 /** An opaque source's rows decoded whole and kept outside the instance (LeanCodec.rowsToDecoded): RGBA, stored order. */
 export interface DecodedRows {
   width: number
@@ -114,6 +113,7 @@ export interface DecodedRows {
   data: Uint8Array
 }
 
+/** Where quality=auto's tiles lie (src/pipeline/auto-quality.ts, sampleSpans): (start, length) across and down. */
 export interface SampleSpans {
   columns: readonly (readonly [start: number, length: number])[]
   rows: readonly (readonly [start: number, length: number])[]
@@ -123,7 +123,7 @@ export interface SampleSpans {
 export class LeanFailure extends Error {}
 
 /**
- * A file that arrives while the decoder reads it (a PNG request body's stream, src/lib/streamed-file.ts): `read`
+ * A file that arrives while the decoder reads it (a PNG body being read, src/pipeline/body.ts): `read`
  * hands `length` bytes from offset `at` to `into` at once when they are buffered, or returns a promise that does once
  * they have arrived. Reads are in order, each from where the last ended.
  */
@@ -781,8 +781,8 @@ export class LeanCodec {
 
   /**
    * Lossless WebP by our own VP8L encoder (sink_webpll.c), holding a few rows and a window of recent ones, never the
-   * image: three passes over a pipeline that `build` makes afresh (it is built once already): the colours (a palette
-   * of up to 256?), the symbols counted, then the file, written out to JS in parts as it is made.
+   * image: three passes over a pipeline that `build` makes afresh (it is built once already): the colours (whether 256
+   * or fewer make a palette), the symbols counted, then the file, written out to JS in parts as it is made.
    *
    * @example
    * const parts = lean.rowsToWebpLossless(() => buildRows(lean, input), 4)
@@ -792,14 +792,9 @@ export class LeanCodec {
     build()
     this.exports.px_webpll_count(effort)
     build()
-    this.written = []
-    this.writtenBytes = 0
+    this.startWriting()
     this.exports.px_to_webpll(effort)
-    const parts = this.written
-    this.written = []
-    const last = parts.pop()
-    if (last) parts.push(shrink(last, this.writtenAt))
-    return parts
+    return this.takeWritten()
   }
 
   /**
@@ -818,8 +813,7 @@ export class LeanCodec {
    * instance is then spent, as after a failure).
    */
   rowsToPng({ level, strategies }: LeanPngSettings, giveUpAt = Number.POSITIVE_INFINITY): Uint8Array[] | undefined {
-    this.written = []
-    this.writtenBytes = 0
+    this.startWriting()
     this.writeLimit = giveUpAt
     try {
       this.exports.px_to_png(level, strategies)
@@ -831,6 +825,17 @@ export class LeanCodec {
     } finally {
       this.writeLimit = Number.POSITIVE_INFINITY
     }
+    return this.takeWritten()
+  }
+
+  /** A sink that writes its file out to JS as it goes (`write_output`) starts with nothing written. */
+  private startWriting(): void {
+    this.written = []
+    this.writtenBytes = 0
+  }
+
+  /** What the sink wrote, in parts, the last cut to what was written of it; nothing is kept. */
+  private takeWritten(): Uint8Array[] {
     const parts = this.written
     this.written = []
     const last = parts.pop()
