@@ -1,5 +1,5 @@
 /**
- * The lean codec's MozJPEG runs its colour conversions, IDCT, quantisation and fancy upsampling as WebAssembly SIMD (wasm/lean/jsimd_wasm.c),
+ * The lean codec's MozJPEG runs its colour conversions, IDCTs, quantisation and fancy upsampling as WebAssembly SIMD (wasm/lean/jsimd_wasm.c),
  * bit-exact with MozJPEG's C code. The digests below are of what the C build (jsimd_none.c throughout) wrote for these
  * requests (extreme-444.jpg's: its pixels checked equal to jSquash's C-only MozJPEG decoder's, and a build without the
  * 16-bit IDCT's range check gives other pixels); `scripts/lib/lean-compare.mjs verify` checks many more images against
@@ -26,6 +26,9 @@ const C_BUILD: Array<[string, string, string]> = [
   ['photo-422.jpg', 'format=png&effort=0', '71c4c1341b700053d8f46c4d99d8c7bc01b89fed7a7d57d630a04f7de67f7c5d'],
   ['photo-422.jpg', 'format=jpeg&effort=2&quality=80', '7e8416f305bacd44e70513197d0bf58f0e6e97ae8790e1646b66850b15712681'],
   ['flat-420.jpg', 'format=png&effort=0', 'b6a406b14d58b9dfbfa1a1c04df93106f44ea108204ed598c0b785f362a043a2'],
+  // decoded at 1/2 scale (the reduced 4x4 IDCT), resized: a photo to a smaller web size
+  ['large.jpg', 'format=png&effort=0&width=480', 'bbf602a1e8ac945ffea65df6f82ba2a7f84d789d886d35f6fe5052727e0208e6'],
+  ['photo-422.jpg', 'format=png&effort=0&width=90', 'ba276042229a7ae880cd3f656ed8baf44c0b4b5c9577b686e536ca8768f04fdd'],
   // the 16-bit IDCT and its 32-bit fallback: blocks within 16 bits beside blocks dequantised past them (a hostile table)
   ['extreme-444.jpg', 'format=png&effort=0', '1c05b0c3cff5ce5df96194ef97291f4e27e36f66b27819704e2ac4a01920936d'],
 ]

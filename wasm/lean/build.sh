@@ -127,9 +127,9 @@ mkdir -p "$objects"
 jobs=()
 for name in $jpeg_sources; do
   case "$name" in
-    # MozJPEG's SIMD seam: our WebAssembly SIMD128 colour conversions, DCTs, quantisation, downsampling and fancy upsampling (jsimd_wasm.c) in place of jsimd_none.c's
+    # MozJPEG's SIMD seam: our WebAssembly SIMD128 colour conversions, DCTs (and the 1/2-scale IDCT), quantisation, downsampling and fancy upsampling (jsimd_wasm.c) in place of jsimd_none.c's
     # (renamed aside here), whose other entries (every jsimd_can_* answering 0) stay.
-    jsimd_none) jobs+=("$jpeg/$name.c|-I$jpeg -Djsimd_can_ycc_rgb=none_can_ycc_rgb -Djsimd_ycc_rgb_convert=none_ycc_rgb_convert -Djsimd_can_rgb_ycc=none_can_rgb_ycc -Djsimd_rgb_ycc_convert=none_rgb_ycc_convert -Djsimd_can_idct_islow=none_can_idct_islow -Djsimd_idct_islow=none_idct_islow -Djsimd_can_quantize=none_can_quantize -Djsimd_quantize=none_quantize -Djsimd_can_fdct_islow=none_can_fdct_islow -Djsimd_fdct_islow=none_fdct_islow -Djsimd_can_convsamp=none_can_convsamp -Djsimd_convsamp=none_convsamp -Djsimd_can_h2v2_downsample=none_can_h2v2_downsample -Djsimd_h2v2_downsample=none_h2v2_downsample -Djsimd_can_h2v2_fancy_upsample=none_can_h2v2_fancy_upsample -Djsimd_h2v2_fancy_upsample=none_h2v2_fancy_upsample -Djsimd_can_h2v1_fancy_upsample=none_can_h2v1_fancy_upsample -Djsimd_h2v1_fancy_upsample=none_h2v1_fancy_upsample") ;;
+    jsimd_none) jobs+=("$jpeg/$name.c|-I$jpeg -Djsimd_can_ycc_rgb=none_can_ycc_rgb -Djsimd_ycc_rgb_convert=none_ycc_rgb_convert -Djsimd_can_rgb_ycc=none_can_rgb_ycc -Djsimd_rgb_ycc_convert=none_rgb_ycc_convert -Djsimd_can_idct_islow=none_can_idct_islow -Djsimd_idct_islow=none_idct_islow -Djsimd_can_quantize=none_can_quantize -Djsimd_quantize=none_quantize -Djsimd_can_fdct_islow=none_can_fdct_islow -Djsimd_fdct_islow=none_fdct_islow -Djsimd_can_convsamp=none_can_convsamp -Djsimd_convsamp=none_convsamp -Djsimd_can_h2v2_downsample=none_can_h2v2_downsample -Djsimd_h2v2_downsample=none_h2v2_downsample -Djsimd_can_h2v2_fancy_upsample=none_can_h2v2_fancy_upsample -Djsimd_h2v2_fancy_upsample=none_h2v2_fancy_upsample -Djsimd_can_h2v1_fancy_upsample=none_can_h2v1_fancy_upsample -Djsimd_h2v1_fancy_upsample=none_h2v1_fancy_upsample -Djsimd_can_idct_4x4=none_can_idct_4x4 -Djsimd_idct_4x4=none_idct_4x4") ;;
     *) jobs+=("$jpeg/$name.c|-I$jpeg") ;;
   esac
 done

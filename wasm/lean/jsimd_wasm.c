@@ -2,7 +2,8 @@
  * WebAssembly SIMD128 kernels for MozJPEG's SIMD seam (jsimd.h, jsimddct.h): the colour conversions, YCbCr -> RGB when
  * decoding (in 16-bit lanes) and RGB -> YCbCr when encoding, 16 pixels at a time; the accurate integer IDCT
  * (jidctint.c's jpeg_idct_islow), eight columns or rows of a block at a time in 16-bit lanes (four in 32-bit ones for a
- * block whose values do not fit 16 bits), a block without AC coefficients as one value; quantisation (jcdctmgr.c's
+ * block whose values do not fit 16 bits), a block without AC coefficients as one value; the reduced IDCT for decoding
+ * at 1/2 scale (jidctred.c's jpeg_idct_4x4), in 32-bit lanes; quantisation (jcdctmgr.c's
  * quantize), four coefficients at a time; the forward DCT (jfdctint.c's jpeg_fdct_islow) and the sample conversion
  * before it, four rows or columns at a time; 2:1 downsampling of 4:2:0 chroma (jcsample.c's h2v2_downsample) and fancy
  * upsampling of 4:2:0 and 4:2:2 chroma (jdsample.c's h2v2_ and h2v1_fancy_upsample), eight columns at a time. Every
@@ -446,6 +447,69 @@ GLOBAL(void) jsimd_idct_islow(j_decompress_ptr cinfo, jpeg_component_info *compp
     return;
   }
   if (!idct_islow_16(quant, coef_block, output_buf, output_col)) idct_islow_32(quant, coef_block, output_buf, output_col);
+}
+
+/*
+ * The reduced IDCT for decoding at 1/2 scale (jidctred.c's jpeg_idct_4x4: an 8x8 block's coefficients to 4x4
+ * samples, the common case of a phone photo to a web size), in four 32-bit lanes, term for term: the first pass takes
+ * columns 0-3 and 4-7 four at a time (column 4, which the second pass never reads, computed and left unused), the
+ * second the four rows at once. The C code's shortcuts for columns and rows without AC terms are taken lane by lane,
+ * so that even out-of-range coefficients give its bytes.
+ */
+static inline void idct_4x4_1d(v128_t in0, v128_t in1, v128_t in2, v128_t in3, v128_t in5, v128_t in6, v128_t in7, int n,
+                               v128_t out[4]) {
+  const v128_t tmp0 = wasm_i32x4_shl(in0, CONST_BITS + 1);
+  const v128_t tmp2 = wasm_i32x4_add(mulc(in2, 15137), mulc(in6, -6270));
+  const v128_t tmp10 = wasm_i32x4_add(tmp0, tmp2), tmp12 = wasm_i32x4_sub(tmp0, tmp2);
+  /* in7, in5, in3, in1 are the C code's z1, z2, z3, z4 */
+  const v128_t odd0 = wasm_i32x4_add(wasm_i32x4_add(mulc(in7, -1730), mulc(in5, 11893)), wasm_i32x4_add(mulc(in3, -17799), mulc(in1, 8697)));
+  const v128_t odd2 = wasm_i32x4_add(wasm_i32x4_add(mulc(in7, -4176), mulc(in5, -4926)), wasm_i32x4_add(mulc(in3, 7373), mulc(in1, 20995)));
+  out[0] = descale(wasm_i32x4_add(tmp10, odd2), n);
+  out[3] = descale(wasm_i32x4_sub(tmp10, odd2), n);
+  out[1] = descale(wasm_i32x4_add(tmp12, odd0), n);
+  out[2] = descale(wasm_i32x4_sub(tmp12, odd0), n);
+}
+
+GLOBAL(int) jsimd_can_idct_4x4(void) { return sizeof(ISLOW_MULT_TYPE) == 4 && sizeof(JCOEF) == 2; }
+
+GLOBAL(void) jsimd_idct_4x4(j_decompress_ptr cinfo, jpeg_component_info *compptr, JCOEFPTR coef_block, JSAMPARRAY output_buf,
+                            JDIMENSION output_col) {
+  (void)cinfo;
+  const ISLOW_MULT_TYPE *quant = (const ISLOW_MULT_TYPE *)compptr->dct_table;
+  /* ws[half][r]: the first pass's output row r for columns 0-3 (half 0) and 4-7 (half 1) */
+  v128_t ws[2][4];
+  for (int half = 0; half < 2; half++) {
+    v128_t in[8];
+    for (int r = 0; r < 8; r++) {
+      if (r == 4) continue;
+      const v128_t coef = wasm_i32x4_extend_low_i16x8(wasm_v128_load64_zero(coef_block + 8 * r + 4 * half));
+      in[r] = wasm_i32x4_mul(coef, wasm_v128_load(quant + 8 * r + 4 * half));
+    }
+    idct_4x4_1d(in[0], in[1], in[2], in[3], in[5], in[6], in[7], CONST_BITS - PASS1_BITS + 1, ws[half]);
+    const v128_t ac = wasm_v128_or(wasm_v128_or(wasm_v128_or(in[1], in[2]), wasm_v128_or(in[3], in[5])), wasm_v128_or(in[6], in[7]));
+    const v128_t flat = wasm_i32x4_eq(ac, wasm_i32x4_splat(0));
+    const v128_t dc = wasm_i32x4_shl(in[0], PASS1_BITS);
+    for (int r = 0; r < 4; r++) ws[half][r] = wasm_v128_bitselect(dc, ws[half][r], flat);
+  }
+  /* columns as vectors of the four rows: col[c] lane r is the workspace's row r, column c */
+  v128_t col[8];
+  for (int half = 0; half < 2; half++) {
+    for (int r = 0; r < 4; r++) col[4 * half + r] = ws[half][r];
+    transpose4(&col[4 * half], &col[4 * half + 1], &col[4 * half + 2], &col[4 * half + 3]);
+  }
+  v128_t out[4];
+  idct_4x4_1d(col[0], col[1], col[2], col[3], col[5], col[6], col[7], CONST_BITS + PASS1_BITS + 3 + 1, out);
+  const v128_t ac = wasm_v128_or(wasm_v128_or(wasm_v128_or(col[1], col[2]), wasm_v128_or(col[3], col[5])), wasm_v128_or(col[6], col[7]));
+  const v128_t flat = wasm_i32x4_eq(ac, wasm_i32x4_splat(0));
+  const v128_t dc = descale(col[0], PASS1_BITS + 3);
+  for (int c = 0; c < 4; c++) out[c] = range_limit(wasm_v128_bitselect(dc, out[c], flat));
+  /* out[c] lane r is row r, column c: turned, each row's four samples are one lane's bytes */
+  transpose4(&out[0], &out[1], &out[2], &out[3]);
+  const v128_t bytes = wasm_u8x16_narrow_i16x8(wasm_i16x8_narrow_i32x4(out[0], out[1]), wasm_i16x8_narrow_i32x4(out[2], out[3]));
+  wasm_v128_store32_lane(output_buf[0] + output_col, bytes, 0);
+  wasm_v128_store32_lane(output_buf[1] + output_col, bytes, 1);
+  wasm_v128_store32_lane(output_buf[2] + output_col, bytes, 2);
+  wasm_v128_store32_lane(output_buf[3] + output_col, bytes, 3);
 }
 
 /*
