@@ -30,44 +30,53 @@ const SURROUND = 0.25
  * const map = saliency(preview) // Float32Array of preview.width * preview.height
  */
 export function saliency({ data, width, height }: ImageData): Float32Array {
-  const luma = new Float32Array(width * height)
-  const saturation = new Float32Array(width * height)
-  for (let i = 0; i < width * height; i++) {
-    const r = data[4 * i]!
-    const g = data[4 * i + 1]!
-    const b = data[4 * i + 2]!
-    luma[i] = (0.299 * r + 0.587 * g + 0.114 * b) / 255
-    const max = Math.max(r, g, b)
+  const n = width * height
+  const luma = new Float32Array(n)
+  const saturation = new Float32Array(n)
+  const skin = new Float32Array(n)
+  let skinTotal = 0
+  for (let i = 0, j = 0; i < n; i++, j += 4) {
+    const r = data[j]!
+    const g = data[j + 1]!
+    const b = data[j + 2]!
+    const y = 0.299 * r + 0.587 * g + 0.114 * b
+    luma[i] = y / 255
+    const max = r > g ? (r > b ? r : b) : g > b ? g : b
+    const min = r < g ? (r < b ? r : b) : g < b ? g : b
     // saturation counts where there is light to carry it (near-black pixels have noisy hues)
-    saturation[i] = max > 0 ? ((max - Math.min(r, g, b)) / max) * Math.min(1, max / 96) : 0
+    saturation[i] = max > 0 ? ((max - min) / max) * (max < 96 ? max / 96 : 1) : 0
+    const s = skinLike(r, g, b, y)
+    skin[i] = s
+    skinTotal += s
   }
+  const skinWeight = WEIGHTS.skin * Math.max(0, 1 - skinTotal / n / SKIN_SHARE)
   // Sobel's gradient: where a plane changes, not how high it is (a gradient sky or a tinted wall is not a subject);
   // neighbours past the edge are the edge's pixels
-  const skin = new Float32Array(width * height)
-  let skinTotal = 0
-  for (let i = 0; i < width * height; i++) {
-    skin[i] = skinLike(data[4 * i]!, data[4 * i + 1]!, data[4 * i + 2]!)
-    skinTotal += skin[i]!
-  }
-  const skinWeight = WEIGHTS.skin * Math.max(0, 1 - skinTotal / (width * height) / SKIN_SHARE)
-  const edges = new Float32Array(width * height)
+  const edges = new Float32Array(n)
   for (let y = 0; y < height; y++) {
     const up = Math.max(0, y - 1) * width
     const row = y * width
     const down = Math.min(height - 1, y + 1) * width
     for (let x = 0; x < width; x++) {
-      const left = Math.max(0, x - 1)
-      const right = Math.min(width - 1, x + 1)
+      const left = x > 0 ? x - 1 : 0
+      const right = x < width - 1 ? x + 1 : x
       // squared, so that a subject's sharp outline outweighs many soft gradients (light falling off a lamp, a blurred background)
       const edge = WEIGHTS.edge * sobel(luma, up, row, down, left, x, right) + WEIGHTS.saturation * sobel(saturation, up, row, down, left, x, right)
       edges[row + x] = edge * edge
     }
   }
-  const table = summedArea(edges, width, height)
-  const near = boxMeans(table, width, height, 1)
-  const around = boxMeans(table, width, height, Math.max(1, Math.round(Math.max(width, height) * SURROUND)))
-  const map = new Float32Array(width * height)
-  for (let i = 0; i < width * height; i++) map[i] = (data[4 * i + 3]! / 255) * (Math.max(0, near[i]! - around[i]!) + skinWeight * skin[i]!)
+  const edgeTable = summedArea(edges, width, height)
+  const surround = Math.max(1, Math.round(Math.max(width, height) * SURROUND))
+  const map = new Float32Array(n)
+  for (let y = 0; y < height; y++) {
+    const near = boxRows(y, 1, width, height)
+    const around = boxRows(y, surround, width, height)
+    for (let x = 0; x < width; x++) {
+      const i = y * width + x
+      const edge = boxMean(edgeTable, near, x, 1, width) - boxMean(edgeTable, around, x, surround, width)
+      map[i] = (data[4 * i + 3]! / 255) * ((edge > 0 ? edge : 0) + skinWeight * skin[i]!)
+    }
+  }
   return map
 }
 
@@ -77,12 +86,29 @@ function summedArea(plane: Float32Array, width: number, height: number): Float64
   const table = new Float64Array(stride * (height + 1))
   for (let y = 0; y < height; y++) {
     let row = 0
+    const above = y * stride + 1
+    const at = above + stride
+    const from = y * width
     for (let x = 0; x < width; x++) {
-      row += plane[y * width + x]!
-      table[(y + 1) * stride + x + 1] = table[y * stride + x + 1]! + row
+      row += plane[from + x]!
+      table[at + x] = table[above + x]! + row
     }
   }
   return table
+}
+
+/** The rows a square `radius` pixels each way around row y covers, cut at the plane's edges: where they start and end in a summed-area table. */
+function boxRows(y: number, radius: number, width: number, height: number): { top: number; bottom: number; rows: number } {
+  const top = y > radius ? y - radius : 0
+  const bottom = y + radius + 1 < height ? y + radius + 1 : height
+  return { top: top * (width + 1), bottom: bottom * (width + 1), rows: bottom - top }
+}
+
+/** The mean of a summed-area table over `rows` (boxRows') and the columns `radius` each way around x (a float32, as a plane of means would hold it). */
+function boxMean(table: Float64Array, { top, bottom, rows }: { top: number; bottom: number; rows: number }, x: number, radius: number, width: number): number {
+  const left = x > radius ? x - radius : 0
+  const right = x + radius + 1 < width ? x + radius + 1 : width
+  return Math.fround((table[bottom + right]! - table[top + right]! - table[bottom + left]! + table[top + left]!) / ((right - left) * rows))
 }
 
 /** The total of a summed-area table's `w` x `h` rectangle at (x, y). */
@@ -91,40 +117,31 @@ function rectTotal(table: Float64Array, width: number, x: number, y: number, w: 
   return table[(y + h) * stride + x + w]! - table[y * stride + x + w]! - table[(y + h) * stride + x]! + table[y * stride + x]!
 }
 
-/** Each pixel's mean over the square `radius` pixels each way around it, cut at the plane's edges. */
-function boxMeans(table: Float64Array, width: number, height: number, radius: number): Float32Array {
-  const means = new Float32Array(width * height)
-  for (let y = 0; y < height; y++) {
-    const top = Math.max(0, y - radius)
-    const h = Math.min(height, y + radius + 1) - top
-    for (let x = 0; x < width; x++) {
-      const left = Math.max(0, x - radius)
-      const w = Math.min(width, x + radius + 1) - left
-      means[y * width + x] = rectTotal(table, width, left, top, w, h) / (w * h)
-    }
-  }
-  return means
-}
-
 /** The Sobel gradient's size at (x, y) of a plane, from the rows above, at and below and the columns left and right (0-1). */
 function sobel(plane: Float32Array, up: number, row: number, down: number, left: number, x: number, right: number): number {
   const gx = plane[up + right]! + 2 * plane[row + right]! + plane[down + right]! - plane[up + left]! - 2 * plane[row + left]! - plane[down + left]!
   const gy = plane[down + left]! + 2 * plane[down + x]! + plane[down + right]! - plane[up + left]! - 2 * plane[up + x]! - plane[up + right]!
-  return Math.min(1, Math.sqrt(gx * gx + gy * gy) / 2)
+  const size = Math.sqrt(gx * gx + gy * gy) / 2
+  return size < 1 ? size : 1
+}
+
+/** A value's membership of [low, high], fading out over `margin` on each side (0-1). */
+function within(value: number, low: number, high: number, margin: number): number {
+  const below = (value - low + margin) / margin
+  const above = (high + margin - value) / margin
+  const least = below < above ? below : above
+  return least <= 0 ? 0 : least >= 1 ? 1 : least
 }
 
 /**
- * How skin-like a colour is (0-1): its chroma (Cb, Cr of BT.601) near the band human skin falls in under common
- * light, whatever its brightness, fading out over a margin rather than cut at a box's edge.
+ * How skin-like a colour of luma `y` is (0-1): its chroma (Cb, Cr of BT.601) near the band human skin falls in under
+ * common light, whatever its brightness, fading out over a margin rather than cut at a box's edge.
  */
-function skinLike(r: number, g: number, b: number): number {
-  const y = 0.299 * r + 0.587 * g + 0.114 * b
+function skinLike(r: number, g: number, b: number, y: number): number {
   if (y < 40 || y > 245) return 0
   const cb = 128 - 0.168736 * r - 0.331264 * g + 0.5 * b
   const cr = 128 + 0.5 * r - 0.418688 * g - 0.081312 * b
-  const inside = (value: number, low: number, high: number, margin: number) =>
-    Math.max(0, Math.min(1, (value - low + margin) / margin, (high + margin - value) / margin))
-  return inside(cb, 80, 122, 8) * inside(cr, 136, 170, 8)
+  return within(cb, 80, 122, 8) * within(cr, 136, 170, 8)
 }
 
 /**
