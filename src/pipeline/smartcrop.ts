@@ -3,7 +3,7 @@
  * longer side, so it costs the same at 1 and at 16 MP). Each preview pixel scores for its edges (the gradients of its
  * luma and of its saturation: where colour pops out, not where a whole wall is tinted), less the edges around it (a
  * texture such as bark, foliage or moss is as busy as its surroundings, a subject's outline on a calmer background is
- * not), and for how skin-like its colour is; the window of the crop's size with the highest total wins, a slight
+ * not), for a colour that stands out from the colours around it, and for how skin-like its colour is; the window of the crop's size with the highest total wins, a slight
  * pull to the middle breaking ties on flat images (which then crop as gravity=center does).
  * Measured on real photos with a hand-marked subject: docs/results/gravity-auto.md.
  */
@@ -12,7 +12,7 @@
 export const PREVIEW_SIDE = 256
 
 /** How much each cue counts: edges are the strongest sign of a subject; colour edges and skin pick faces and products out of texture. */
-const WEIGHTS = { edge: 1, saturation: 0.5, skin: 0.6 } as const
+const WEIGHTS = { edge: 1, saturation: 0.5, skin: 0.6, colour: 10 } as const
 
 /**
  * The share of skin-coloured pixels at which skin stops counting: a face or hands are a small part of a picture, while
@@ -22,6 +22,9 @@ const SKIN_SHARE = 0.2
 
 /** How far around a pixel its surroundings reach, as a share of the preview's longer side (a quarter: 64 pixels each way). */
 const SURROUND = 0.25
+
+/** How far a pixel's colour is compared around it, as a share of the longer side (a tenth: 26 pixels each way). */
+const COLOUR_SURROUND = 0.1
 
 /**
  * Each pixel's interest (0 upward) in an RGBA preview.
@@ -33,6 +36,9 @@ export function saliency({ data, width, height }: ImageData): Float32Array {
   const n = width * height
   const luma = new Float32Array(n)
   const saturation = new Float32Array(n)
+  // two opponent colour planes (red against green, yellow against blue), for the colour cue
+  const redGreen = new Float32Array(n)
+  const yellowBlue = new Float32Array(n)
   const skin = new Float32Array(n)
   let skinTotal = 0
   for (let i = 0, j = 0; i < n; i++, j += 4) {
@@ -45,6 +51,8 @@ export function saliency({ data, width, height }: ImageData): Float32Array {
     const min = r < g ? (r < b ? r : b) : g < b ? g : b
     // saturation counts where there is light to carry it (near-black pixels have noisy hues)
     saturation[i] = max > 0 ? ((max - min) / max) * (max < 96 ? max / 96 : 1) : 0
+    redGreen[i] = (r - g) / 255
+    yellowBlue[i] = ((r + g) / 2 - b) / 255
     const s = skinLike(r, g, b, y)
     skin[i] = s
     skinTotal += s
@@ -66,15 +74,24 @@ export function saliency({ data, width, height }: ImageData): Float32Array {
     }
   }
   const edgeTable = summedArea(edges, width, height)
+  const redGreenTable = summedArea(redGreen, width, height)
+  const yellowBlueTable = summedArea(yellowBlue, width, height)
   const surround = Math.max(1, Math.round(Math.max(width, height) * SURROUND))
+  const colourSurround = Math.max(1, Math.round(Math.max(width, height) * COLOUR_SURROUND))
   const map = new Float32Array(n)
   for (let y = 0; y < height; y++) {
     const near = boxRows(y, 1, width, height)
     const around = boxRows(y, surround, width, height)
+    const colourAround = boxRows(y, colourSurround, width, height)
     for (let x = 0; x < width; x++) {
       const i = y * width + x
+      // colour contrast: how far a pixel's colour is from its surroundings' mean, cubed so that only a colour that
+      // stands out counts (a small saturated object in a sky or among leaves, not the slow shifts of a landscape)
+      const dRG = redGreen[i]! - boxMean(redGreenTable, colourAround, x, colourSurround, width)
+      const dYB = yellowBlue[i]! - boxMean(yellowBlueTable, colourAround, x, colourSurround, width)
+      const distance = Math.sqrt(dRG * dRG + dYB * dYB)
       const edge = boxMean(edgeTable, near, x, 1, width) - boxMean(edgeTable, around, x, surround, width)
-      map[i] = (data[4 * i + 3]! / 255) * ((edge > 0 ? edge : 0) + skinWeight * skin[i]!)
+      map[i] = (data[4 * i + 3]! / 255) * ((edge > 0 ? edge : 0) + skinWeight * skin[i]! + WEIGHTS.colour * distance * distance * distance)
     }
   }
   return map
