@@ -13,11 +13,16 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const DATA = JSON.parse(fs.readFileSync(path.join(ROOT, 'scripts', 'data', 'subject-photos.json'), 'utf8'))
 const OUT = path.join(ROOT, 'test', 'fixtures', 'subject')
 const HEIGHT = 300
-/** Photos from Debian mate-backgrounds (GPL-2+, its copyright file in test/fixtures/LICENSES) and lomiri-wallpapers-16.04 (CC-BY-SA-4.0, its copyright file copied to subject/LICENSES). */
-const NAMES = ['aqua', 'ladybird', 'ladybird-crop', 'bird-toy-tall']
+/**
+ * Photos from Debian mate-backgrounds (GPL-2+, its copyright file in test/fixtures/LICENSES), lomiri-wallpapers-16.04
+ * (CC-BY-SA-4.0) and plasma-workspace-wallpapers (GPL-2+), their copyright files copied to subject/LICENSES.
+ */
+const NAMES = ['aqua', 'ladybird', 'ladybird-crop', 'bird-toy-tall', 'kite']
 
 fs.mkdirSync(path.join(OUT, 'LICENSES'), { recursive: true })
-fs.copyFileSync(path.join(ROOT, '.cache', 'subject-photos', 'lomiri-wallpapers-16.04', 'usr', 'share', 'doc', 'lomiri-wallpapers-16.04', 'copyright'), path.join(OUT, 'LICENSES', 'lomiri-wallpapers-16.04.copyright'))
+for (const name of ['lomiri-wallpapers-16.04', 'plasma-workspace-wallpapers']) {
+  fs.copyFileSync(path.join(ROOT, '.cache', 'subject-photos', name, 'usr', 'share', 'doc', name, 'copyright'), path.join(OUT, 'LICENSES', `${name}.copyright`))
+}
 for (const name of NAMES) {
   const photo = DATA.photos.find((p) => p.name === name)
   const source = DATA.sources[photo.source]

@@ -23,6 +23,7 @@ interface LeanExports {
   __heap_base: WebAssembly.Global
   lean_alloc(size: number): number
   lean_free(ptr: number): void
+  saliency_map(rgba: number, width: number, height: number, map: number): number
   lean_output(): number
   lean_output_size(): number
   jd_open(ptr: number, len: number): number
@@ -758,6 +759,22 @@ export class LeanCodec {
     const ptr = this.exports.px_border_box(tolerance)
     const [x, y, width, height] = new Int32Array(this.memory.buffer, ptr, 4)
     return { x: x!, y: y!, width: width!, height: height! }
+  }
+
+  /**
+   * gravity=auto's saliency map of RGBA pixels (op_saliency.c: the same map as smartcrop.ts's JavaScript), a float a
+   * pixel. Leaves the rows and the memory as they were.
+   */
+  saliency(image: ImageData): Float32Array {
+    const ptr = this.copyIn(image.data)
+    const map = this.exports.lean_alloc(image.width * image.height * 4)
+    try {
+      if (this.exports.saliency_map(ptr, image.width, image.height, map) !== 0) throw new LeanFailure('out of memory')
+      return new Float32Array(this.memory.buffer, map, image.width * image.height).slice()
+    } finally {
+      this.exports.lean_free(map)
+      this.exports.lean_free(ptr)
+    }
   }
 
   /** The size the rows have now, and whether they may have alpha. */
