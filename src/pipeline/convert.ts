@@ -17,7 +17,7 @@ import type { CompressOptions } from './options'
 import { byteLength, type Encoded, joined, type Outcome } from './respond'
 import { filtersOf } from './filters'
 import { convertRows, pixelProbes, type RowsInput, sampleRows, scoreRows } from './rows'
-import { planTransforms } from './stages'
+import { placeAuto, planTransforms } from './stages'
 import { readHeader, uprightSize } from './sniff'
 import { PendingBody } from './body'
 import { mayStream, STREAM_HEAD_BYTES, streamsOnce } from './stream'
@@ -156,19 +156,23 @@ export async function convertImage({ bytes: given, options, accept, filename }: 
   // (trim=border's and gravity=auto's passes over the pixels count as transform time)
   const probeClock = new Stopwatch()
   const probes = pixelProbes(bytes)
-  const { header, geometry: placed, chosen } = planTransforms(sniffed, options, probes)
-  const probeMs = (options.trim !== undefined && 'border' in options.trim) || options.gravity === 'auto' ? await probeClock.lap() : 0
+  const transforms = planTransforms(sniffed, options, probes)
+  const { header } = transforms
   const upright = uprightSize(header)
-  const geometry = { ...placed, filters: filtersOf(options) }
-  const { width: outWidth, height: outHeight } = geometry.canvas
-  const candidates = formatCandidates(options.format, header, accept, geometry.canvas, options.animated)
-  const choice = chooseOutput(candidates, header, geometry, options, limits, leanResidentMiB())
+  // (gravity=auto's window moves the crop, not its size: the plan is made first, so that its pass can keep the decode)
+  const centred = { ...transforms.geometry, filters: filtersOf(options) }
+  const { width: outWidth, height: outHeight } = centred.canvas
+  const candidates = formatCandidates(options.format, header, accept, centred.canvas, options.animated)
+  const choice = chooseOutput(candidates, header, centred, options, limits, leanResidentMiB(), transforms.auto)
   const { format, plan } = choice
   let settings = choice.settings
   let memoryEstimate = choice.memoryEstimate
   // a plan that reads the file more than once (or its metadata) holds it: planned again with its size known
   if (body && !streamsOnce(plan, settings, options)) return convertImage({ bytes: await body.all(), options, accept, filename }, limits)
   if (choice.releaseLean) releaseLeanMemory()
+  const { geometry: placed, chosen } = placeAuto(transforms, probes, plan.keptDecode ? plan.scale : undefined)
+  const geometry = { ...placed, filters: centred.filters }
+  const probeMs = (options.trim !== undefined && 'border' in options.trim) || transforms.auto ? await probeClock.lap() : 0
   const background = parseColour(options.background)
   const padding = paddingColour(CODECS[format].alpha, background)
 
@@ -180,7 +184,7 @@ export async function convertImage({ bytes: given, options, accept, filename }: 
   // goes back before libaom starts (a 41.7 MiB photo PNG's file is not held beside its state).
   const lastRead = format === 'avif' && !unchanged && !settings.autoQuality && options.max_bytes === undefined
   // what the row pipeline is built from, each time it runs (the encode, quality=auto's sample and check)
-  // (gravity=auto's pass may have kept a small decode of the source: it is not decoded again)
+  // (gravity=auto's pass may have kept the conversion's decode of the source: it is not decoded again)
   const rowsInput: RowsInput = {
     bytes, plan, geometry, background, metadata, decoded: probes.decoded,
     ...(body ? { streamed: { file: body.stream(), maxBytes: limits.maxStreamedInputBytes } } : {}),

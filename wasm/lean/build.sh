@@ -155,7 +155,7 @@ for f in "$lcms"/src/*.c; do jobs+=("$f|-I$lcms/include -DCMS_NO_PTHREADS=1"); d
 jobs+=("$here/colour.c|-I$lcms/include -DCMS_NO_PTHREADS=1")
 jobs+=("$here/resample.c|")
 # The filters after the resample and trim=border's sink: one file an operation.
-for name in op_blur op_sharpen op_adjust op_trim; do jobs+=("$here/$name.c|"); done
+for name in op_blur op_sharpen op_adjust op_trim op_shrink; do jobs+=("$here/$name.c|"); done
 jobs+=("$here/quant.c|")
 jobs+=("$here/score.c|")
 # libwebp's decoder for WebP input (webp_dec.c); what it uses of src/dsp and src/utils is built above.
