@@ -17,7 +17,7 @@ import { currentCodec, sessionCodec } from './session'
 import './imagedata'
 
 export { MemoryCap }
-export { AVIF_WHOLE_PIXELS, canStreamInput, type DecodedRows, LeanFailure, type StreamedFile, type LeanCodec, PNG_STRATEGY, type LeanAvifSettings, type LeanJpegSettings, type LeanPngSettings, type PaletteResult, type PaletteSettings, type SampleSpans } from './lean'
+export { AVIF_WHOLE_PIXELS, canStreamInput, type KeptRows, LeanFailure, type StreamedFile, type LeanCodec, PNG_STRATEGY, type LeanAvifSettings, type LeanJpegSettings, type LeanPngSettings, type PaletteResult, type PaletteSettings, type SampleSpans } from './lean'
 
 /**
  * The lean codec (MozJPEG, libwebp, libpng and libdeflate, giflib, libavif with dav1d and libaom, row by row;

@@ -71,7 +71,8 @@ interface LeanExports {
   px_to_jpeg(quality: number, progressive: number, optimize: number, mozjpeg: number): number
   px_to_webp(lossless: number): number
   px_pixels(ptr: number, width: number, height: number, alpha: number): void
-  px_decoded(ptr: number, width: number, height: number, grey: number): void
+  px_kept(ptr: number, width: number, height: number, grey: number): void
+  px_shrink(factor: number): void
   px_png_analyse(): void
   px_png_analyse_palette(): void
   px_quant_sample(): void
@@ -105,13 +106,19 @@ interface LeanExports {
   fr_finish(endMs: number): number
 }
 
-/** An opaque source's rows decoded whole and kept outside the instance (LeanCodec.rowsToDecoded): RGBA, stored order. */
-export interface DecodedRows {
+/**
+ * An opaque source's rows collected and kept in the instance (LeanCodec.rowsToKept) for later passes of the same
+ * conversion: RGBA, stored order. Good for the instance that made it until its next reset (`holds`).
+ */
+export interface KeptRows {
   width: number
   height: number
   /** Every pixel grey (R = G = B), as the source said. */
   grey: boolean
-  data: Uint8Array
+  /** The pixels' address in the instance, and which instance and reset made them. */
+  readonly ptr: number
+  readonly codec: LeanCodec
+  readonly generation: number
 }
 
 /** Where quality=auto's tiles lie (src/pipeline/auto-quality.ts, sampleSpans): (start, length) across and down. */
@@ -567,26 +574,30 @@ export class LeanCodec {
   }
 
   /**
-   * Every row of an opaque source as it comes (stored order, the file's colours), copied out of the instance: a decode
-   * kept for another pass (rowsFromDecoded).
+   * Every row of an opaque source as it comes (stored order, the file's colours), collected and kept in the instance
+   * for other passes of the conversion (rowsFromKept), with no copy out to JS; the reset before the next conversion frees
+   * them.
    */
-  rowsToDecoded(): DecodedRows {
+  rowsToKept(): KeptRows {
     const { width, height } = this.rowsSize()
     const grey = this.exports.px_grey() !== 0
     const ptr = this.exports.px_to_rgba()
-    const data = new Uint8Array(this.memory.buffer, ptr, width * height * 4).slice()
-    this.exports.lean_free(ptr)
-    return { width, height, grey, data }
+    return { width, height, grey, ptr, codec: this, generation: this.generation }
+  }
+
+  /** Whether `kept` is still in this instance's memory: made by it, and not reset since. */
+  holds(kept: KeptRows): boolean {
+    return kept.codec === this && kept.generation === this.generation
   }
 
   /**
-   * Source: rows rowsToDecoded kept, in place of decoding the JPEG in `bytes` again (whose header is read, for what
-   * describes its colours); without `bytes`, the rows alone.
+   * Source: rows rowsToKept kept, in place of decoding the JPEG in `bytes` again (whose header is read, for what
+   * describes its colours); without `bytes`, the rows alone. They stay kept: every pass may read them.
    */
-  rowsFromDecoded(decoded: DecodedRows, bytes?: Uint8Array): { width: number; height: number } {
+  rowsFromKept(kept: KeptRows, bytes?: Uint8Array): { width: number; height: number } {
+    if (!this.holds(kept)) throw new Error('rows kept by another instance, or before a reset')
     if (bytes) this.openJpeg(bytes)
-    const ptr = this.copyIn(decoded.data)
-    this.exports.px_decoded(ptr, decoded.width, decoded.height, decoded.grey ? 1 : 0)
+    this.exports.px_kept(kept.ptr, kept.width, kept.height, kept.grey ? 1 : 0)
     return this.rowsSize()
   }
 
@@ -739,6 +750,11 @@ export class LeanCodec {
 
   flattenRows([r, g, b]: readonly [number, number, number]): void {
     this.exports.px_flatten(r, g, b)
+  }
+
+  /** The mean of each `factor` x `factor` block (op_shrink.c): gravity=auto's preview from a large kept decode. */
+  shrinkRows(factor: number): void {
+    this.exports.px_shrink(factor)
   }
 
   /** Filters after the resample: a Gaussian blur (op_blur.c), an unsharp mask (op_sharpen.c), colour adjustments (op_adjust.c). */

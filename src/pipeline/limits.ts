@@ -20,6 +20,12 @@ export const MEMORY_MODEL = {
   /** Per request: body buffers, JS objects, first use of a codec. */
   baseMiB: 12,
   /**
+   * gravity=auto's preview pass (`preview`), outside the lean memory: the preview copied out to JS and its scores' float
+   * planes (smartcrop.ts), garbage until V8 collects it. A 12 MP JPEG to a 640 px WebP cover measured 34.3 MiB with the
+   * preview decoded on its own against 25.3 centred (its decode kept: `rows.keptPerMP`).
+   */
+  previewMiB: 8,
+  /**
    * MiB per decoded megapixel while decoding a whole image (the `pixels` route: animated WebP and PNG; every
    * GIF and AVIF takes the row pipeline). JPEG, PNG and WebP are decoded by the lean codec (JPEG at its
    * DCT-scaled size, WebP shrunk by libwebp's scaler) and their pixels are a view of the decoder's memory,
@@ -205,6 +211,11 @@ export const MEMORY_MODEL = {
     webpLosslessPerMP: 4,
     turnedPerMP: 4,
     /**
+     * gravity=auto's decode kept for the conversion (`keptDecode`): the JPEG's rows at the plan's scale, RGBA in the lean
+     * memory from the preview pass to the conversion's end, beside everything else (4 B a pixel and the allocator's round-up).
+     */
+    keptPerMP: 4,
+    /**
      * Little CMS's transform to sRGB and the profile read to build it: a 12 MP CMYK JPEG with a 557 KB SWOP profile grew
      * the lean memory by 3.5 MiB over the same conversion without colour (docs/notes/benchmarks.md item 25); a P3 one by 0.2.
      */
@@ -359,6 +370,13 @@ export interface ConversionPlan {
    * JPEG with the standard tables instead (5-10 % larger), holding a band of rows.
    */
   bufferedJpeg: boolean
+  /**
+   * gravity=auto's preview pass decodes the JPEG at the plan's scale and keeps the rows in the lean memory
+   * (`rows.keptPerMP`), which the conversion then reads instead of decoding it again (src/pipeline/rows.ts, pixelProbes).
+   */
+  keptDecode: boolean
+  /** gravity=auto's preview pass runs before the conversion (`MEMORY_MODEL.previewMiB`). */
+  preview: boolean
 }
 
 /**
@@ -367,22 +385,40 @@ export interface ConversionPlan {
  * WebP decoded at the scale chosen for the resize (see decodeScale), into libwebp, into MozJPEG's trellis (from
  * effort 3, where it fits: smaller files than libjpeg-turbo at the same quality) or else its libjpeg-turbo profile,
  * and into the PNG writer (libdeflate, which reads the rows twice); libavif takes the rows a band of 64 at a time. Other inputs go through whole RGBA pixels, MozJPEG before libjpeg-turbo.
+ * `preview`: gravity=auto's pass runs first (charged), and keeps the conversion's decode for it where that fits.
  *
  * @example
  * planConversion(header, 'webp', planGeometry(4032, 3024, { width: 1600 }), settings, limits).route // 'rows'
  */
-export function planConversion(header: ImageHeader, format: OutputFormat, geometry: Geometry, settings: EncodeSettings, limits: Limits, leanResidentMiB = 0): ConversionPlan {
-  const plan = planRoute(header, format, geometry, settings, limits, leanResidentMiB)
+export function planConversion(header: ImageHeader, format: OutputFormat, geometry: Geometry, settings: EncodeSettings, limits: Limits, leanResidentMiB = 0, preview = false): ConversionPlan {
+  const route = planRoute(header, format, geometry, settings, limits, leanResidentMiB, preview && hasRowSource(header))
+  const fits = (plan: ConversionPlan) => estimateMiB(plan, leanResidentMiB) <= limits.memoryBudgetMiB
   // quality=auto's check of the whole answer, where it fits beside the conversion (max_bytes checks sizes instead)
-  const checked = { ...plan, checkWhole: true }
+  const checked = { ...route, checkWhole: true }
   // (an output no larger than the sample is its own sample: the search scored it whole already)
-  const { columns, rows } = sampleSpansOf(plan)
+  const { columns, rows } = sampleSpansOf(route)
   const sampledWhole = columns.length === 1 && rows.length === 1
-  const checks = plan.autoQuality && !plan.fitTo && !sampledWhole && plan.route !== 'frames' && hasRowSource(header) && estimateMiB(checked, leanResidentMiB) <= limits.memoryBudgetMiB
-  return checks ? checked : plan
+  const checks = route.autoQuality && !route.fitTo && !sampledWhole && route.route !== 'frames' && hasRowSource(header) && fits(checked)
+  const plan = checks ? checked : route
+  // gravity=auto's preview (`preview`) from the conversion's own decode, kept for it, where that fits beside the rest
+  // (and leaves the lean memory, which the isolate keeps, within KEEP_MAX_MIB)
+  const kept = { ...plan, keptDecode: true }
+  return preview && mayKeepDecode(plan) && fits(kept) && estimateMiB(kept) <= KEEP_MAX_MIB ? kept : plan
 }
 
-function planRoute(header: ImageHeader, format: OutputFormat, geometry: Geometry, settings: EncodeSettings, limits: Limits, leanResidentMiB: number): ConversionPlan {
+/**
+ * The largest estimate (MiB, first request) at which gravity=auto's pass keeps the conversion's decode. Keeping it saves
+ * a second decode of the file (a 12 MP JPEG's at 1/8: about 30 ms) at 4 MiB per decoded MP of lean memory, which stays
+ * with the isolate (see MOZJPEG_MAX_MIB): a 12 MP JPEG to a 640 px WebP cover keeps 3 MP (53 MiB in all), to a 1600 px
+ * one it would keep all 12 (100 MiB, for 5 % of the conversion's time) and does not.
+ */
+export const KEEP_MAX_MIB = 80
+
+/** Whether gravity=auto's pass can keep the conversion's decode: a JPEG (not CMYK) read as rows, its file held. */
+const mayKeepDecode = ({ route, header }: ConversionPlan): boolean =>
+  route === 'rows' && header.format === 'jpeg' && header.colour !== 'cmyk' && header.streamed !== true
+
+function planRoute(header: ImageHeader, format: OutputFormat, geometry: Geometry, settings: EncodeSettings, limits: Limits, leanResidentMiB: number, preview: boolean): ConversionPlan {
   const { crop, resize, canvas } = geometry
   const at = (scale: number, turbo = false): ConversionPlan => ({
     header,
@@ -406,6 +442,8 @@ function planRoute(header: ImageHeader, format: OutputFormat, geometry: Geometry
     bufferedJpeg: format === 'jpeg',
     lowMemoryWebp: false,
     streamedLossless: false,
+    keptDecode: false,
+    preview,
   })
   // An animation to WebP keeps every frame: one canvas at a time through the row transforms into the animation encoder.
   if (settings.animate) return { ...at(8), route: 'frames' }
@@ -588,7 +626,8 @@ function rowsLeanMiB(plan: ConversionPlan, progressive: number): number {
   // back. (The body buffer it gives back then, src/pipeline/convert.ts, is not counted: photo PNGs to AVIF measured
   // 5-20 MiB lower after it, not their file's size less; a 36 MP one to 2048 px 98.2-115.2 against 117.5-120.8.)
   const reused = avif ? Math.min(progressive, avif.baseMiB + avif.perMP * outMP) : 0
-  return rowsSourceMiB(plan, progressive) - reused + answer + palette + passes + sink.baseMiB + sink.perMP * outMP
+  const kept = plan.keptDecode ? (r.keptPerMP * plan.decodedPixels) / 1e6 : 0
+  return rowsSourceMiB(plan, progressive) - reused + kept + answer + palette + passes + sink.baseMiB + sink.perMP * outMP
 }
 
 /** The row pipeline's source, its colours and transforms (rowsLeanMiB without the sink; quality=auto's check builds them again). */
@@ -643,7 +682,8 @@ export const mayAnswerWithInput = ({ format, header, resized, padded, filterMiB,
  * they cost the larger of the two, not the sum.
  */
 export function estimateMiB(plan: ConversionPlan, leanResidentMiB = 0): number {
-  return MEMORY_MODEL.baseMiB + Math.max(estimateLeanMiB(plan) + searchMiB(plan), checkMiB(plan), leanResidentMiB)
+  const preview = plan.preview ? MEMORY_MODEL.previewMiB : 0
+  return MEMORY_MODEL.baseMiB + preview + Math.max(estimateLeanMiB(plan) + searchMiB(plan), checkMiB(plan), leanResidentMiB)
 }
 
 /**
@@ -703,7 +743,7 @@ export function checkAlphaPlane(plan: ConversionPlan, settings: EncodeSettings, 
   // In the row pipeline the alpha plane is lean memory too: it adds to the conversion's own lean part, which the
   // isolate's resident lean memory (already in `estimate`) covers when that is larger.
   const withAlpha =
-    plan.route === 'rows' ? Math.max(estimate, m.baseMiB + estimateLeanMiB(plan) + alpha)
+    plan.route === 'rows' ? Math.max(estimate, m.baseMiB + (plan.preview ? m.previewMiB : 0) + estimateLeanMiB(plan) + alpha)
     : plan.resized ? Math.max(estimate, encodeStep)
     : estimate + alpha
   if (withAlpha > limits.memoryBudgetMiB) {

@@ -91,7 +91,8 @@ export interface OutputChoice {
  * its file would not fit, not a 422); the last candidate's refusal is the answer when none fits. An explicit format has
  * one candidate, so it is refused with the 422 that names the limit and what would fit (whatFits). A plan is checked over the codec
  * memory the isolate keeps (`leanResidentMiB`), and, only if it does not fit so, over a
- * fresh one: the same request gets the same format whatever ran before it in the isolate.
+ * fresh one: the same request gets the same format whatever ran before it in the isolate. With `preview` (gravity=auto's
+ * pass will run), a plan keeps the pass's decode for the conversion where that fits (planConversion).
  *
  * @example
  * const { format, plan } = chooseOutput(formatCandidates('auto', header, accept, geometry.canvas), header, geometry, options, limits)
@@ -103,6 +104,7 @@ export function chooseOutput(
   options: CompressOptions,
   limits: Limits,
   leanResidentMiB = 0,
+  preview = false,
 ): OutputChoice {
   const explicit = options.format !== undefined && options.format !== 'auto'
   const pixels = geometry.canvas.width * geometry.canvas.height
@@ -112,7 +114,7 @@ export function chooseOutput(
   for (const format of candidates) {
     const settings = encodeSettings(format, options, pixels, explicit, isAnimation(header) ? header.frames : 1)
     for (const resident of residents) {
-      const plan = planConversion(header, format, geometry, settings, limits, resident)
+      const plan = planConversion(header, format, geometry, settings, limits, resident, preview)
       try {
         return { format, settings, plan, memoryEstimate: checkPlan(plan, limits, resident), releaseLean: resident !== leanResidentMiB }
       } catch (error) {

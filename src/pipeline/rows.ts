@@ -1,4 +1,4 @@
-import type { DecodedRows, LeanCodec, PaletteResult, SampleSpans, StreamedFile } from '../../wasm'
+import type { KeptRows, LeanCodec, PaletteResult, SampleSpans, StreamedFile } from '../../wasm'
 import { avifSettings } from '../codecs/avif'
 import { leanJpegSettings } from '../codecs/jpeg'
 import { pngSettings } from '../codecs/png'
@@ -15,7 +15,7 @@ import { type ImageHeader, readHeader, uprightSize } from './sniff'
 import { addFilters } from './filters'
 import { bestWindow, PREVIEW_SIDE, saliency } from './smartcrop'
 import type { PixelProbes } from './stages'
-import { DECODE_MARGIN, decodeScale, fitToDecoded, type Geometry, hasTransparency, paddingColour } from './transform'
+import { fitToDecoded, type Geometry, hasTransparency, paddingColour } from './transform'
 
 export interface RowsResult {
   /** Undefined when the sink gave up at `giveUpAt` bytes (never-bigger: the input is the answer). */
@@ -48,21 +48,9 @@ export interface RowsInput {
   streamed?: { file: StreamedFile; maxBytes: number }
   /** For an AVIF: what to do once the source is closed and before libaom starts (nothing reads the input again). */
   sourceClosed?: (() => void) | undefined
-  /** The source decoded already, by gravity=auto's pass (pixelProbes): used in place of decoding it again at that scale. */
-  decoded?: KeptDecode | undefined
+  /** The source's rows decoded already at the plan's scale, by gravity=auto's pass (pixelProbes): read in place of decoding it again. */
+  decoded?: KeptRows | undefined
 }
-
-/** A JPEG's rows decoded at `scale` eighths by a probe, kept for the conversion (at most KEEP_PIXELS). */
-export interface KeptDecode {
-  scale: number
-  rows: DecodedRows
-}
-
-/**
- * The largest decode gravity=auto's pass keeps for the conversion (4 MiB of RGBA): a small output's, whose decode costs
- * about what the rest of its conversion does, so that its preview is not a second decode.
- */
-export const KEEP_PIXELS = 2 ** 20
 
 /**
  * Steps 4-6 as one row pipeline in the lean codec (wasm/lean/pipeline.c), for the plans whose route is
@@ -193,16 +181,17 @@ function addColourAndTransforms(lean: LeanCodec, { plan, geometry, background, m
  * What trim=border and gravity=auto read of the pixels (src/pipeline/stages.ts), each a pass of its own over the turned
  * image before the conversion: the border's box at full size (op_trim.c's sink), gravity=auto's preview (PREVIEW_SIDE
  * on its longer side; a JPEG decoded at 1/8 where that leaves enough, a WebP shrunk by libwebp) scored by smartcrop.ts.
- * Where the conversion will decode a JPEG at a scale that leaves at most KEEP_PIXELS (a small output's), the preview
- * is made from that decode, which is kept (`decoded`) for the conversion's rows instead of a second decode.
+ * Where the plan keeps the decode (`keep`, ConversionPlan.keptDecode: a JPEG whose decode at the conversion's scale fits
+ * the memory budget beside it), the pass makes that decode, keeps it in the lean memory (`decoded`) for the conversion's
+ * rows, and makes the preview from it, the mean of blocks (op_shrink.c) as a smaller DCT scale would have decoded them.
  *
  * @example
  * const probes = pixelProbes(bytes)
- * const { geometry } = planTransforms(header, options, probes)
+ * const { geometry } = placeAuto(planTransforms(header, options, probes), probes, plan.keptDecode ? plan.scale : undefined)
  * const input = { bytes, plan, geometry, background, metadata, decoded: probes.decoded }
  */
-export function pixelProbes(bytes: Uint8Array): PixelProbes & { decoded?: KeptDecode } {
-  const probes: PixelProbes & { decoded?: KeptDecode } = {
+export function pixelProbes(bytes: Uint8Array): PixelProbes & { decoded?: KeptRows } {
+  const probes: PixelProbes & { decoded?: KeptRows } = {
     borderBox(header, tolerance) {
       // (an animated WebP or PNG, decoded whole by its route, has no row source to probe: it keeps its whole box)
       if (!hasRowSource(header)) return { x: 0, y: 0, ...uprightSize(header) }
@@ -213,24 +202,23 @@ export function pixelProbes(bytes: Uint8Array): PixelProbes & { decoded?: KeptDe
         return lean.rowsBorderBox(tolerance)
       })
     },
-    smartCrop(header, region, width, height, resize) {
+    smartCrop(header, region, width, height, resize, keep) {
       if (!hasRowSource(header)) return { x: Math.floor((region.width - width) / 2), y: Math.floor((region.height - height) / 2) }
       const { lean, run } = leanPass(header)
       const upright = uprightSize(header)
       const long = Math.max(region.width, region.height)
       // the smallest decode that leaves the region at least the preview's size
       const least = header.format === 'jpeg' || (header.format === 'webp' && header.frames === 1) ? [1, 2, 4, 8].find((s) => (long * s) / 8 >= PREVIEW_SIDE) ?? 8 : 8
-      // or the conversion's own (planConversion's first choice), when it is small enough to keep
-      const planned = decodeScale({ crop: { x: 0, y: 0, width, height }, resize, canvas: resize }, DECODE_MARGIN)
-      const keep = header.format === 'jpeg' && header.colour !== 'cmyk' && planned >= least && Math.ceil((header.width * planned) / 8) * Math.ceil((header.height * planned) / 8) <= KEEP_PIXELS
-      const scale = keep ? planned : least
+      const kept = header.format === 'jpeg' && keep !== undefined && keep >= least
       const f = Math.min(1, PREVIEW_SIDE / long)
       const size = { width: Math.max(1, Math.round(region.width * f)), height: Math.max(1, Math.round(region.height * f)) }
       const preview = run(() => {
-        openSource(lean, bytes, header, scale)
-        if (keep) {
-          probes.decoded = { scale, rows: lean.rowsToDecoded() }
-          lean.rowsFromDecoded(probes.decoded.rows)
+        openSource(lean, bytes, header, kept ? keep : least)
+        if (kept) {
+          probes.decoded = lean.rowsToKept()
+          lean.rowsFromKept(probes.decoded)
+          // (scales are powers of two: the blocks' means are the decode at `least`, its size rounded up as libjpeg's)
+          lean.shrinkRows(keep / least)
         }
         lean.orientRows(header.orientation)
         const geometry: Geometry = { crop: region, resize: size, canvas: size }
@@ -253,12 +241,13 @@ export function pixelProbes(bytes: Uint8Array): PixelProbes & { decoded?: KeptDe
 }
 
 /**
- * The row source for an input: a JPEG at its DCT scale (or its rows `decoded` already at that scale), a PNG, a GIF's first
+ * The row source for an input: a JPEG at its DCT scale (or its rows `decoded` at that scale and kept), a PNG, a GIF's first
  * frame, an AVIF, a still WebP at its rescale.
  */
-export function openSource(lean: LeanCodec, bytes: Uint8Array, header: ImageHeader, scale: number, decoded?: KeptDecode): void {
-  if (header.format === 'jpeg' && decoded?.scale === scale) {
-    lean.rowsFromDecoded(decoded.rows, bytes)
+export function openSource(lean: LeanCodec, bytes: Uint8Array, header: ImageHeader, scale: number, decoded?: KeptRows): void {
+  // (kept rows are read where this pass has the instance that kept them: a conversion outside a lean session has not)
+  if (header.format === 'jpeg' && decoded && lean.holds(decoded) && decoded.width === Math.ceil((header.width * scale) / 8)) {
+    lean.rowsFromKept(decoded, bytes)
   } else if (header.format === 'jpeg') {
     lean.rowsFromJpeg(bytes, scale)
   } else if (header.format === 'png') {

@@ -19,6 +19,8 @@ export interface Transforms {
   region: Rect
   /** gravity=auto's window, where it cropped (in the turned image: X-Crop). */
   chosen?: Rect | undefined
+  /** gravity=auto crops, and its window is still to be placed (placeAuto): the geometry's crop is the centred one. */
+  auto: boolean
 }
 
 /** What finds what the pixels decide (trim=border, gravity=auto): a row pass over the turned image (src/pipeline/rows.ts). */
@@ -27,17 +29,19 @@ export interface PixelProbes {
   borderBox(header: ImageHeader, tolerance: number): Rect
   /**
    * gravity=auto: where a `width` x `height` window of `region` keeps the most of what draws the eye (src/pipeline/smartcrop.ts);
-   * the window becomes `resize` pixels.
+   * the window becomes `resize` pixels. With `keep`, the JPEG's decode at that scale (eighths), the conversion's, is
+   * made for the preview and kept for the conversion.
    */
-  smartCrop(header: ImageHeader, region: Rect, width: number, height: number, resize: { width: number; height: number }): { x: number; y: number }
+  smartCrop(header: ImageHeader, region: Rect, width: number, height: number, resize: { width: number; height: number }, keep?: number): { x: number; y: number }
 }
 
 /**
  * Plan the turn, trim, gravity and dpr for an image whose header has been read (and checked against the limits).
- * trim=border and gravity=auto read the pixels through `probes`; nothing else does.
+ * trim=border reads the pixels through `probes`; gravity=auto's window, which only moves the crop (its size, and so
+ * the conversion's plan, is known without it), is placed after the plan by placeAuto.
  *
  * @example
- * const { header, geometry } = planTransforms(sniffed, options, probes)
+ * const { header, geometry } = placeAuto(planTransforms(sniffed, options, probes), probes)
  */
 export function planTransforms(sniffed: ImageHeader, options: CompressOptions, probes: PixelProbes): Transforms {
   const turn = userOrientation(options)
@@ -50,12 +54,26 @@ export function planTransforms(sniffed: ImageHeader, options: CompressOptions, p
     height: options.height !== undefined ? Math.min(16384, Math.round(options.height * dpr)) : undefined,
   }
   const geometry = planGeometry(region.width, region.height, { ...options, ...box })
-  let { crop } = geometry
-  const cropped = crop.width < region.width || crop.height < region.height
-  const auto = options.gravity === 'auto' && cropped
-  if (auto) crop = { ...crop, ...probes.smartCrop(header, region, crop.width, crop.height, geometry.resize) }
+  const { crop } = geometry
+  const auto = options.gravity === 'auto' && (crop.width < region.width || crop.height < region.height)
   const window = { ...crop, x: crop.x + region.x, y: crop.y + region.y }
-  return { header, geometry: { ...geometry, crop: window }, region, chosen: auto ? window : undefined }
+  return { header, geometry: { ...geometry, crop: window }, region, auto }
+}
+
+/**
+ * gravity=auto's window, placed by `probes` (a preview's pass over the pixels) where planTransforms left it pending;
+ * `keep`: the scale of the conversion's decode, which the pass makes and keeps for it (ConversionPlan.keptDecode).
+ *
+ * @example
+ * const placed = placeAuto(transforms, probes, plan.keptDecode ? plan.scale : undefined)
+ */
+export function placeAuto(transforms: Transforms, probes: PixelProbes, keep?: number): Transforms {
+  if (!transforms.auto) return transforms
+  const { header, region, geometry } = transforms
+  const { crop } = geometry
+  const at = probes.smartCrop(header, region, crop.width, crop.height, geometry.resize, keep)
+  const window = { ...crop, x: at.x + region.x, y: at.y + region.y }
+  return { ...transforms, geometry: { ...geometry, crop: window }, chosen: window, auto: false }
 }
 
 /** The region trim keeps, in the turned image: edges given before the turn by rotate/flip, or the box inside a border. */

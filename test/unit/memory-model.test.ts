@@ -338,6 +338,40 @@ describe('memory model', () => {
     })
   }
 
+  // gravity=auto: a square cover, its preview pass before the conversion (MEMORY_MODEL.previewMiB), the decode kept for
+  // the conversion where the plan keeps it (rows.keptPerMP). `npm run memory -- --only`, 2026-11-28, the larger of two
+  // runs; 12 MP to 300 px measured with the preview's 1/8 decode kept in JS (the lean memory now keeps it).
+  const PREVIEWED: ReadonlyArray<readonly [Input, OutputFormat, keyof typeof SIZES, number, number, number]> = [
+    ['jpeg', 'webp', 12, 300, 32.6, 1.95],
+    ['jpeg', 'webp', 12, 640, 44.7, 1.95],
+    ['pjpeg', 'jpeg', 12, 640, 48.7, 1.95],
+    ['jpeg', 'webp', 16, 1600, 39.3, 2.55],
+    ['jpeg', 'webp', 24, 1600, 64.9, 3.85],
+    ['jpeg', 'jpeg', 24, 1600, 57.0, 3.85],
+    ['pjpeg', 'webp', 24, 1600, 61.5, 3.75],
+  ]
+  const previewed = (input: Input, format: OutputFormat, mp: keyof typeof SIZES, side: number, fileMiB: number) => {
+    const [w, h] = SIZES[mp]
+    const geometry = planGeometry(w, h, { width: side, height: side, fit: 'cover', enlarge: false, gravity: 'auto' })
+    const settings = encodeSettings(format, {}, geometry.canvas.width * geometry.canvas.height, true)
+    return planConversion({ ...headerOf(input, w, h), fileBytes: fileMiB * 2 ** 20 }, format, geometry, settings, limitsOf(env), 0, true)
+  }
+  for (const [input, format, mp, side, measured, fileMiB] of PREVIEWED) {
+    it(`estimates at least the measured ${measured} MiB for ${LABEL[input]} ${mp} MP to a ${side} px ${format} cover with gravity=auto`, () => {
+      expect(estimateMiB(previewed(input, format, mp, side, fileMiB))).toBeGreaterThanOrEqual(measured)
+    })
+  }
+
+  it("keeps gravity=auto's decode for a 640 px cover of 12 MP, charged, and not a 1600 px one's (KEEP_MAX_MIB)", () => {
+    const kept = previewed('jpeg', 'webp', 12, 640, 1.95)
+    expect([kept.keptDecode, kept.scale]).toEqual([true, 4])
+    const alone = { ...kept, keptDecode: false }
+    // 2016x1512 of RGBA, 4 MiB per decoded MP
+    expect(estimateMiB(kept) - estimateMiB(alone)).toBeCloseTo((4 * 2016 * 1512) / 1e6, 5)
+    expect(estimateMiB(alone) - estimateMiB({ ...alone, preview: false })).toBe(MEMORY_MODEL.previewMiB)
+    expect(previewed('jpeg', 'webp', 12, 1600, 1.95).keptDecode).toBe(false)
+  })
+
   // Photo PNGs read as they arrive (src/pipeline/body.ts): the file is not charged, whatever its size (the matrix's PNG
   // rows, `npm run memory -- --matrix --inputs png --outputs jpeg,webp,avif`, 2026-11-28; the larger of two runs).
   const STREAMED: ReadonlyArray<readonly [OutputFormat, Size, number | undefined, number]> = [

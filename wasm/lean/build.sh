@@ -154,8 +154,8 @@ jobs+=("$here/pipeline.c|-I$lcms/include")
 for f in "$lcms"/src/*.c; do jobs+=("$f|-I$lcms/include -DCMS_NO_PTHREADS=1"); done
 jobs+=("$here/colour.c|-I$lcms/include -DCMS_NO_PTHREADS=1")
 jobs+=("$here/resample.c|")
-# The filters after the resample, trim=border's sink and gravity=auto's saliency map: one file an operation.
-for name in op_blur op_sharpen op_adjust op_trim op_saliency; do jobs+=("$here/$name.c|"); done
+# The filters after the resample, trim=border's sink, gravity=auto's saliency map and its preview's block means: one file an operation.
+for name in op_blur op_sharpen op_adjust op_trim op_saliency op_shrink; do jobs+=("$here/$name.c|"); done
 jobs+=("$here/quant.c|")
 jobs+=("$here/score.c|")
 # libwebp's decoder for WebP input (webp_dec.c); what it uses of src/dsp and src/utils is built above.

@@ -44,6 +44,7 @@ Rows *rows_remap(Rows *in); /* quant.c: to the palette quant_build made, dithere
 Rows *rows_blur(Rows *in, double sigma);                  /* op_blur.c: Gaussian */
 Rows *rows_sharpen(Rows *in, double sigma, double amount); /* op_sharpen.c: unsharp mask */
 Rows *rows_adjust(Rows *in, double brightness, double contrast, double gamma, double saturation); /* op_adjust.c */
+Rows *rows_shrink(Rows *in, int factor);                   /* op_shrink.c: mean of factor x factor blocks */
 
 /* Sinks: they read every row of `in`, then close it. */
 uint8_t *rows_collect(Rows *in);
