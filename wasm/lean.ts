@@ -328,13 +328,16 @@ export class LeanCodec {
   /** A sink gives up once it has written this many bytes (see rowsToPng). */
   private writeLimit = Number.POSITIVE_INFINITY
   private writtenBytes = 0
-
   /**
-   * `streaming`: `read_input` is a JSPI import that may wait for a streamed file (rowsFromPngStream). V8 refuses any call
-   * of such an import outside a promising export, even one that would not wait, so an instance is one or the other:
-   * the session keeps one of each over the same memory (wasm/session.ts).
+   * Whether `read_input` is a JSPI import that may wait for a streamed file (rowsFromPngStream). V8 refuses any call of
+   * such an import outside a promising export, even one that would not wait, so an instance is one or the other: the
+   * session keeps one of each over the same memory (wasm/session.ts).
    */
-  constructor(module: WebAssembly.Module, cap: MemoryCap, memory = new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum: pagesFor(cap) }), readonly streaming = false) {
+  readonly streaming: boolean
+
+  // (no parameter properties: scripts import this file in Node, whose type stripping refuses them)
+  constructor(module: WebAssembly.Module, cap: MemoryCap, memory = new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum: pagesFor(cap) }), streaming = false) {
+    this.streaming = streaming
     this.memory = memory
     this.caps = new Set([cap])
     const fail = (ptr: number, len: number) => {
