@@ -81,7 +81,7 @@ try {
 
 if (jsonOut) fs.writeFileSync(jsonOut, JSON.stringify(cases, null, 1))
 const lines = ['| photos | ratio | cases | gravity=auto: box inside | gravity=auto: ≥ 90 % of box | centre: box inside | centre: ≥ 90 % of box |', '|---|---|---|---|---|---|---|']
-for (const half of ['tune', 'held-out', 'fresh', 'fresh2', 'all']) {
+for (const half of ['tune', 'held-out', 'fresh', 'fresh2', 'fresh3', 'all']) {
   for (const ratio of [...RATIOS.map((r) => r.name), 'all']) {
     const set = cases.filter((c) => c.fits && (half === 'all' || c.half === half) && (ratio === 'all' || c.ratio === ratio))
     const count = (test) => set.filter(test).length
@@ -92,7 +92,7 @@ for (const half of ['tune', 'held-out', 'fresh', 'fresh2', 'all']) {
 console.log(lines.join('\n'))
 // the cases that need gravity=auto at all: the subject is off-centre enough that the centre crop cuts it
 const cut = ['\n| photos | cases the centre crop cuts | gravity=auto: box inside | gravity=auto: ≥ 90 % of box |', '|---|---|---|---|']
-for (const half of ['tune', 'held-out', 'fresh', 'fresh2', 'all']) {
+for (const half of ['tune', 'held-out', 'fresh', 'fresh2', 'fresh3', 'all']) {
   const set = cases.filter((c) => c.fits && c.centreKept < 1 && (half === 'all' || c.half === half))
   cut.push(`| ${half} | ${set.length} | ${pct(set.filter((c) => c.autoKept === 1).length, set.length)} | ${pct(set.filter((c) => c.autoKept >= 0.9).length, set.length)} |`)
 }

@@ -34,9 +34,12 @@ function packageRoot(name) {
   return root
 }
 
-function sourceFile(source, corpus) {
-  if (source.corpus) return path.join(corpus, source.corpus)
-  return path.join(packageRoot(source.package), source.path)
+/** The source's file, or its slice `bytes` (offset, length) where it is inside another file. */
+function sourceInput(source, corpus) {
+  const file = source.corpus ? path.join(corpus, source.corpus) : path.join(packageRoot(source.package), source.path)
+  if (!source.bytes) return file
+  const [offset, length] = source.bytes
+  return fs.readFileSync(file).subarray(offset, offset + length)
 }
 
 /**
@@ -51,7 +54,7 @@ export async function prepare(photo, corpus) {
   const scale = Math.min(1, MAX_SIDE / Math.max(cw, ch))
   const width = Math.round(cw * scale)
   const height = Math.round(ch * scale)
-  const bytes = await sharp(sourceFile(source, corpus)).extract({ left: cx, top: cy, width: cw, height: ch }).resize(width, height).jpeg({ quality: 90 }).toBuffer()
+  const bytes = await sharp(sourceInput(source, corpus)).extract({ left: cx, top: cy, width: cw, height: ch }).resize(width, height).jpeg({ quality: 90 }).toBuffer()
   const [bx, by, bw, bh] = source.box
   const left = Math.max(0, bx - cx)
   const top = Math.max(0, by - cy)
