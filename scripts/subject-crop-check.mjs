@@ -10,77 +10,19 @@
 // gravity=auto; X-Crop is the window it chose, the centre window is planGeometry's. A case counts where the subject box
 // fits the window at all. --sheet writes, for every case the window cuts, the photo with the box (green), gravity=auto's
 // window (red) and the centre's (blue); --boxes DIR only draws each photo's box, to check the marks by eye.
-import { execFileSync } from 'node:child_process'
-import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import sharp from 'sharp'
 import { killStarted, startWorker } from './lib/devserver.mjs'
+import { DATA, kept, prepare, RATIOS } from './lib/subject-photos.mjs'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
-const DATA = JSON.parse(fs.readFileSync(path.join(ROOT, 'scripts', 'data', 'subject-photos.json'), 'utf8'))
-const MAX_SIDE = 2048
-/** The aspect ratios asked for, as the output box of a fit=cover request. */
-const RATIOS = [
-  { name: '1:1', width: 400, height: 400 },
-  { name: '16:9', width: 640, height: 360 },
-  { name: '9:16', width: 360, height: 640 },
-  { name: '4:5', width: 400, height: 500 },
-]
-
 const args = process.argv.slice(2)
 const option = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined)
 const corpus = path.resolve(option('--corpus') ?? process.env.CORPUS_DIR ?? path.join(ROOT, '..', 'shared', 'corpus'))
 const sheetDir = option('--sheet')
 const jsonOut = option('--json')
-
-/** The extracted package's folder, downloaded and checked the first time. */
-function packageRoot(name) {
-  const { version, sha256 } = DATA.packages[name]
-  const cache = path.join(ROOT, '.cache', 'subject-photos')
-  const root = path.join(cache, name)
-  if (fs.existsSync(root)) return root
-  fs.mkdirSync(cache, { recursive: true })
-  execFileSync('apt-get', ['download', `${name}=${version}`], { cwd: cache, stdio: 'inherit' })
-  const deb = fs.readdirSync(cache).find((file) => file.startsWith(`${name}_`) && file.endsWith('.deb'))
-  const sum = crypto.createHash('sha256').update(fs.readFileSync(path.join(cache, deb))).digest('hex')
-  if (sum !== sha256) throw new Error(`${deb}: sha256 ${sum}, expected ${sha256}`)
-  execFileSync('dpkg-deb', ['-x', path.join(cache, deb), root])
-  return root
-}
-
-function sourceFile(source) {
-  if (source.corpus) return path.join(corpus, source.corpus)
-  return path.join(packageRoot(source.package), source.path)
-}
-
-/** The photo as sent (a JPEG at most MAX_SIDE on its longer side) and its subject box in its pixels. */
-async function prepare(photo) {
-  const source = DATA.sources[photo.source]
-  const [cx, cy, cw, ch] = photo.crop ?? [0, 0, ...source.size]
-  const scale = Math.min(1, MAX_SIDE / Math.max(cw, ch))
-  const width = Math.round(cw * scale)
-  const height = Math.round(ch * scale)
-  const bytes = await sharp(sourceFile(source)).extract({ left: cx, top: cy, width: cw, height: ch }).resize(width, height).jpeg({ quality: 90 }).toBuffer()
-  const [bx, by, bw, bh] = source.box
-  const left = Math.max(0, bx - cx)
-  const top = Math.max(0, by - cy)
-  const box = {
-    x: Math.round(left * scale),
-    y: Math.round(top * scale),
-    width: Math.round((Math.min(cw, bx + bw - cx) - left) * scale),
-    height: Math.round((Math.min(ch, by + bh - cy) - top) * scale),
-  }
-  return { ...photo, half: source.half, bytes, width, height, box }
-}
-
-/** The share of the box inside the window. */
-function kept(box, window) {
-  const w = Math.max(0, Math.min(box.x + box.width, window.x + window.width) - Math.max(box.x, window.x))
-  const h = Math.max(0, Math.min(box.y + box.height, window.y + window.height) - Math.max(box.y, window.y))
-  return (w * h) / (box.width * box.height)
-}
 
 async function autoWindow(base, photo, ratio) {
   const query = new URLSearchParams({ format: 'jpeg', width: ratio.width, height: ratio.height, fit: 'cover', gravity: 'auto' })
@@ -110,7 +52,7 @@ async function drawSheet(photo, ratio, auto, centre, dir = sheetDir) {
 const pct = (n, d) => (d ? `${Math.round((100 * n) / d)} % (${n}/${d})` : '-')
 
 const photos = []
-for (const photo of DATA.photos) photos.push(await prepare(photo))
+for (const photo of DATA.photos) photos.push(await prepare(photo, corpus))
 const boxesDir = option('--boxes')
 if (boxesDir) {
   // only the marks, to check them by eye: no Worker
@@ -139,7 +81,7 @@ try {
 
 if (jsonOut) fs.writeFileSync(jsonOut, JSON.stringify(cases, null, 1))
 const lines = ['| photos | ratio | cases | gravity=auto: box inside | gravity=auto: ≥ 90 % of box | centre: box inside | centre: ≥ 90 % of box |', '|---|---|---|---|---|---|---|']
-for (const half of ['tune', 'held-out', 'fresh', 'all']) {
+for (const half of ['tune', 'held-out', 'fresh', 'fresh2', 'fresh3', 'all']) {
   for (const ratio of [...RATIOS.map((r) => r.name), 'all']) {
     const set = cases.filter((c) => c.fits && (half === 'all' || c.half === half) && (ratio === 'all' || c.ratio === ratio))
     const count = (test) => set.filter(test).length
@@ -150,7 +92,7 @@ for (const half of ['tune', 'held-out', 'fresh', 'all']) {
 console.log(lines.join('\n'))
 // the cases that need gravity=auto at all: the subject is off-centre enough that the centre crop cuts it
 const cut = ['\n| photos | cases the centre crop cuts | gravity=auto: box inside | gravity=auto: ≥ 90 % of box |', '|---|---|---|---|']
-for (const half of ['tune', 'held-out', 'fresh', 'all']) {
+for (const half of ['tune', 'held-out', 'fresh', 'fresh2', 'fresh3', 'all']) {
   const set = cases.filter((c) => c.fits && c.centreKept < 1 && (half === 'all' || c.half === half))
   cut.push(`| ${half} | ${set.length} | ${pct(set.filter((c) => c.autoKept === 1).length, set.length)} | ${pct(set.filter((c) => c.autoKept >= 0.9).length, set.length)} |`)
 }
