@@ -154,8 +154,12 @@ static void floats_to_row(const v128_t *in, int width, int premultiply, uint8_t 
   }
 }
 
-/* `weights` (summing to 1) as integers of `one` summing to exactly `one`: the rounding's remainder goes to the largest. */
-static void to_fixed(const float *weights, int count, int one, int32_t *out) {
+/*
+ * `weights` (summing to 1) as integers of `one` summing to exactly `one`: the rounding's remainder goes to the largest.
+ * Returns the remainder, which stays a few units for a window of tens of taps; a shrink by a hundred has thousands of
+ * weights of a unit or two, whose rounding errors add up to a weight of its own.
+ */
+static int32_t to_fixed(const float *weights, int count, int one, int32_t *out) {
   int32_t sum = 0;
   int largest = 0;
   for (int k = 0; k < count; k++) {
@@ -164,21 +168,35 @@ static void to_fixed(const float *weights, int count, int one, int32_t *out) {
     if (fabsf(weights[k]) > fabsf(weights[largest])) largest = k;
   }
   out[largest] += one - sum;
+  return one - sum;
 }
 
 /*
  * The fixed-point form of `across` (for `src` source pixels) and `down`, or 0 where it cannot hold them: a Q15
- * weight must stay under 1 (only enlarging comes near), and an even window must fit in the row.
+ * weight must stay under 1 (only enlarging comes near), an even window must fit in the row, and no window's rounding
+ * may move its largest weight by more than 1/512 of the whole (a shrink by more than about 30 keeps the floats).
  */
 static int plan_fixed(const Filter *across, int src, const Filter *down, int dst_width, int dst_height, Fixed *f) {
-  int32_t ints[down->stride > across->stride ? down->stride : across->stride];
-  for (int i = 0; i < dst_height; i++) {
-    to_fixed(down->weights + (size_t)i * down->stride, down->windows[i].count, 32768, ints);
-    for (int k = 0; k < down->windows[i].count; k++)
-      if (ints[k] >= 32768 || ints[k] < -32768) return 0;
-  }
   f->half = (across->stride + 1) / 2;
   if (2 * f->half > src) return 0;
+  /* on the heap: a window of a large shrink has tens of thousands of taps, more than the stack holds */
+  int32_t *ints = lean_alloc(sizeof(int32_t) * (size_t)(down->stride > 2 * f->half ? down->stride : 2 * f->half));
+  int16_t *taps = lean_alloc(sizeof(int16_t) * 2 * (size_t)f->half);
+  int fits = 1;
+  for (int i = 0; fits && i < dst_height; i++) {
+    const int32_t remainder = to_fixed(down->weights + (size_t)i * down->stride, down->windows[i].count, 32768, ints);
+    fits = remainder <= 64 && remainder >= -64;
+    for (int k = 0; k < down->windows[i].count; k++) fits = fits && ints[k] < 32768 && ints[k] >= -32768;
+  }
+  for (int i = 0; fits && i < dst_width; i++) {
+    const int32_t remainder = to_fixed(across->weights + (size_t)i * across->stride, across->windows[i].count, 16384, ints);
+    fits = remainder <= 32 && remainder >= -32;
+  }
+  if (!fits) {
+    free(taps);
+    free(ints);
+    return 0;
+  }
   f->windows = lean_alloc(sizeof(Window) * (size_t)dst_width);
   f->pairs = lean_alloc(sizeof(v128_t) * (size_t)dst_width * f->half);
   f->q15 = lean_alloc(sizeof(int16_t) * (size_t)dst_height * down->stride);
@@ -191,8 +209,7 @@ static int plan_fixed(const Filter *across, int src, const Filter *down, int dst
     /* An even count of taps, so pairs never read past the row: moved left where the row ends, weighted 0. */
     const int count = (w.count + 1) & ~1;
     const int first = w.first + count > src ? src - count : w.first;
-    int16_t taps[2 * f->half];
-    memset(taps, 0, sizeof taps);
+    memset(taps, 0, sizeof(int16_t) * 2 * (size_t)f->half);
     to_fixed(across->weights + (size_t)i * across->stride, w.count, 16384, ints);
     for (int k = 0; k < w.count; k++) taps[w.first - first + k] = (int16_t)ints[k];
     for (int p = 0; p < f->half; p++)
@@ -200,6 +217,8 @@ static int plan_fixed(const Filter *across, int src, const Filter *down, int dst
                                                           taps[2 * p + 1], taps[2 * p], taps[2 * p + 1]);
     f->windows[i] = (Window){first, count};
   }
+  free(taps);
+  free(ints);
   return 1;
 }
 
@@ -257,7 +276,8 @@ typedef struct {
   uint8_t *out;
   int fixed;
   Fixed f;
-  int16_t *fixed_ring; /* ring rows of the fixed-point path, 4 values a pixel */
+  int16_t *fixed_ring;   /* ring rows of the fixed-point path, 4 values a pixel */
+  int16_t **fixed_rows;  /* the ring rows an output row sums, in order */
 } Resizer;
 
 static const uint8_t *resize_next(Rows *self) {
@@ -272,9 +292,8 @@ static const uint8_t *resize_next(Rows *self) {
       const uint8_t *row = r->in->next(r->in);
       if (r->ready >= w.first) filter_row_fixed(row, &r->f, out_width, r->fixed_ring + (size_t)(r->ready % r->ring) * values);
     }
-    int16_t *rows[w.count];
-    for (int k = 0; k < w.count; k++) rows[k] = r->fixed_ring + (size_t)((w.first + k) % r->ring) * values;
-    sum_rows_fixed(rows, r->f.q15 + (size_t)(r->y - 1) * r->down.stride, w.count, (int)values, r->out);
+    for (int k = 0; k < w.count; k++) r->fixed_rows[k] = r->fixed_ring + (size_t)((w.first + k) % r->ring) * values;
+    sum_rows_fixed(r->fixed_rows, r->f.q15 + (size_t)(r->y - 1) * r->down.stride, w.count, (int)values, r->out);
     return r->out;
   }
   /* Ring slot k holds source row k (mod ring) filtered across; windows only move down, so rows are pulled in order. */
@@ -315,6 +334,7 @@ static void resize_close(Rows *self) {
   free(r->source_row);
   if (r->fixed) {
     free(r->fixed_ring);
+    free(r->fixed_rows);
     free(r->f.windows);
     free(r->f.pairs);
     free(r->f.q15);
@@ -344,6 +364,7 @@ Rows *rows_resize(Rows *in, int width, int height, int premultiply) {
   if (r->fixed) {
     /* 16 bytes beyond the last row: the sums read whole vectors */
     r->fixed_ring = lean_alloc(sizeof(int16_t) * 4 * (size_t)width * r->ring + 16);
+    r->fixed_rows = lean_alloc(sizeof(int16_t *) * (size_t)r->ring);
     return &r->rows;
   }
   r->source_row = lean_alloc(sizeof(v128_t) * (size_t)in->width);
