@@ -174,7 +174,7 @@ static int32_t to_fixed(const float *weights, int count, int one, int32_t *out) 
 /*
  * The fixed-point form of `across` (for `src` source pixels) and `down`, or 0 where it cannot hold them: a Q15
  * weight must stay under 1 (only enlarging comes near), an even window must fit in the row, and no window's rounding
- * may move its largest weight by more than 1/512 of the whole (a shrink by more than about 30 keeps the floats).
+ * may move its largest weight by more than 1/512 of the whole (a shrink by thousands keeps the floats).
  */
 static int plan_fixed(const Filter *across, int src, const Filter *down, int dst_width, int dst_height, Fixed *f) {
   f->half = (across->stride + 1) / 2;
