@@ -29,6 +29,8 @@ const C_BUILD: Array<[string, string, string]> = [
   // decoded at 1/2 scale (the reduced 4x4 IDCT), resized: a photo to a smaller web size
   ['large.jpg', 'format=png&effort=0&width=480', 'bbf602a1e8ac945ffea65df6f82ba2a7f84d789d886d35f6fe5052727e0208e6'],
   ['photo-422.jpg', 'format=png&effort=0&width=90', 'ba276042229a7ae880cd3f656ed8baf44c0b4b5c9577b686e536ca8768f04fdd'],
+  // decoded at 1/4 scale (the reduced 2x2 IDCT, and 4x4 for 4:2:0 chroma), resized
+  ['large.jpg', 'format=png&effort=0&width=240', '043b161433d9eab2e0b77c01ffffd2465a0cd23bd8fa2df6a12ee2ae5e1b09ce'],
   // the 16-bit IDCT and its 32-bit fallback: blocks within 16 bits beside blocks dequantised past them (a hostile table)
   ['extreme-444.jpg', 'format=png&effort=0', '1c05b0c3cff5ce5df96194ef97291f4e27e36f66b27819704e2ac4a01920936d'],
 ]

@@ -2,8 +2,8 @@
  * WebAssembly SIMD128 kernels for MozJPEG's SIMD seam (jsimd.h, jsimddct.h): the colour conversions, YCbCr -> RGB when
  * decoding (in 16-bit lanes) and RGB -> YCbCr when encoding, 16 pixels at a time; the accurate integer IDCT
  * (jidctint.c's jpeg_idct_islow), eight columns or rows of a block at a time in 16-bit lanes (four in 32-bit ones for a
- * block whose values do not fit 16 bits), a block without AC coefficients as one value; the reduced IDCT for decoding
- * at 1/2 scale (jidctred.c's jpeg_idct_4x4), in 32-bit lanes; quantisation (jcdctmgr.c's
+ * block whose values do not fit 16 bits), a block without AC coefficients as one value; the reduced IDCTs for decoding
+ * at 1/2 and 1/4 scale (jidctred.c's jpeg_idct_4x4 and jpeg_idct_2x2), in 32-bit lanes; quantisation (jcdctmgr.c's
  * quantize), four coefficients at a time; the forward DCT (jfdctint.c's jpeg_fdct_islow) and the sample conversion
  * before it, four rows or columns at a time; 2:1 downsampling of 4:2:0 chroma (jcsample.c's h2v2_downsample) and fancy
  * upsampling of 4:2:0 and 4:2:2 chroma (jdsample.c's h2v2_ and h2v1_fancy_upsample), eight columns at a time. Every
@@ -510,6 +510,56 @@ GLOBAL(void) jsimd_idct_4x4(j_decompress_ptr cinfo, jpeg_component_info *compptr
   wasm_v128_store32_lane(output_buf[1] + output_col, bytes, 1);
   wasm_v128_store32_lane(output_buf[2] + output_col, bytes, 2);
   wasm_v128_store32_lane(output_buf[3] + output_col, bytes, 3);
+}
+
+/*
+ * The reduced IDCT for decoding at 1/4 scale, and 4:2:0 chroma at 1/8 (jidctred.c's jpeg_idct_2x2: an 8x8 block to
+ * 2x2 samples), the same way: the first pass on columns 0-3 and 4-7 (2, 4 and 6 computed and left unused), the second
+ * on both rows at once in two lanes, the C code's all-zero shortcuts lane by lane.
+ */
+static inline void idct_2x2_1d(v128_t in0, v128_t in1, v128_t in3, v128_t in5, v128_t in7, int n, v128_t *out0, v128_t *out1) {
+  const v128_t tmp10 = wasm_i32x4_shl(in0, CONST_BITS + 2);
+  const v128_t tmp0 = wasm_i32x4_add(wasm_i32x4_add(mulc(in7, -5906), mulc(in5, 6967)), wasm_i32x4_add(mulc(in3, -10426), mulc(in1, 29692)));
+  *out0 = descale(wasm_i32x4_add(tmp10, tmp0), n);
+  *out1 = descale(wasm_i32x4_sub(tmp10, tmp0), n);
+}
+
+GLOBAL(int) jsimd_can_idct_2x2(void) { return sizeof(ISLOW_MULT_TYPE) == 4 && sizeof(JCOEF) == 2; }
+
+GLOBAL(void) jsimd_idct_2x2(j_decompress_ptr cinfo, jpeg_component_info *compptr, JCOEFPTR coef_block, JSAMPARRAY output_buf,
+                            JDIMENSION output_col) {
+  (void)cinfo;
+  const ISLOW_MULT_TYPE *quant = (const ISLOW_MULT_TYPE *)compptr->dct_table;
+  /* ws[half][r]: the first pass's output row r for columns 0-3 (half 0) and 4-7 (half 1) */
+  v128_t ws[2][2];
+  for (int half = 0; half < 2; half++) {
+    v128_t in[8];
+    for (int r = 0; r < 8; r += (r == 0 ? 1 : 2)) {
+      const v128_t coef = wasm_i32x4_extend_low_i16x8(wasm_v128_load64_zero(coef_block + 8 * r + 4 * half));
+      in[r] = wasm_i32x4_mul(coef, wasm_v128_load(quant + 8 * r + 4 * half));
+    }
+    idct_2x2_1d(in[0], in[1], in[3], in[5], in[7], CONST_BITS - PASS1_BITS + 2, &ws[half][0], &ws[half][1]);
+    const v128_t flat = wasm_i32x4_eq(wasm_v128_or(wasm_v128_or(in[1], in[3]), wasm_v128_or(in[5], in[7])), wasm_i32x4_splat(0));
+    const v128_t dc = wasm_i32x4_shl(in[0], PASS1_BITS);
+    ws[half][0] = wasm_v128_bitselect(dc, ws[half][0], flat);
+    ws[half][1] = wasm_v128_bitselect(dc, ws[half][1], flat);
+  }
+  /* the columns the second pass reads, lanes 0 and 1 its two rows */
+  const v128_t c01 = wasm_i32x4_shuffle(ws[0][0], ws[0][1], 0, 4, 1, 5);
+  const v128_t c3 = wasm_i32x4_shuffle(ws[0][0], ws[0][1], 3, 7, 3, 7);
+  const v128_t c57 = wasm_i32x4_shuffle(ws[1][0], ws[1][1], 1, 5, 3, 7);
+  const v128_t c1 = wasm_i32x4_shuffle(c01, c01, 2, 3, 2, 3), c7 = wasm_i32x4_shuffle(c57, c57, 2, 3, 2, 3);
+  v128_t out0, out1;
+  idct_2x2_1d(c01, c1, c3, c57, c7, CONST_BITS + PASS1_BITS + 3 + 2, &out0, &out1);
+  const v128_t flat = wasm_i32x4_eq(wasm_v128_or(wasm_v128_or(c1, c3), wasm_v128_or(c57, c7)), wasm_i32x4_splat(0));
+  const v128_t dc = descale(c01, PASS1_BITS + 3);
+  out0 = range_limit(wasm_v128_bitselect(dc, out0, flat));
+  out1 = range_limit(wasm_v128_bitselect(dc, out1, flat));
+  /* row 0's two samples, then row 1's */
+  const v128_t rows = wasm_i32x4_shuffle(out0, out1, 0, 4, 1, 5);
+  const v128_t bytes = wasm_u8x16_narrow_i16x8(wasm_i16x8_narrow_i32x4(rows, rows), wasm_i16x8_splat(0));
+  wasm_v128_store16_lane(output_buf[0] + output_col, bytes, 0);
+  wasm_v128_store16_lane(output_buf[1] + output_col, bytes, 1);
 }
 
 /*
