@@ -75,18 +75,23 @@ export function sessionCodec(module: WebAssembly.Module, cap: MemoryCap, streami
   if (!session) return new LeanCodec(module, cap, undefined, streaming)
   // A conversion that streams its file does nothing in the lean codec before it opens it, so switching instances
   // (which starts the memory's heap afresh) loses nothing.
-  if (session.codec?.streaming !== streaming) {
-    const maxPages = pagesFor(session.cap)
-    // A memory made for another cap (MEMORY_BUDGET_MIB changed) is replaced, not reused.
-    if (shared?.maxPages !== maxPages) shared = { memory: new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum: maxPages }), maxPages }
-    const kind = streaming ? 'streaming' : 'codec'
-    const codec = shared[kind]
-    if (codec) codec.reset(session.cap)
-    else shared[kind] = new LeanCodec(module, session.cap, shared.memory, streaming)
-    session.codec = shared[kind]
+  const codec = session.codec?.streaming === streaming ? session.codec : (session.codec = sharedCodec(module, session.cap, streaming))
+  codec.markOnFailure(cap)
+  return codec
+}
+
+/** The isolate's instance of that kind over its one lean memory, reset for `cap` (made, and the memory, on first use). */
+function sharedCodec(module: WebAssembly.Module, cap: MemoryCap, streaming: boolean): LeanCodec {
+  const maxPages = pagesFor(cap)
+  // A memory made for another cap (MEMORY_BUDGET_MIB changed) is replaced, not reused.
+  if (shared?.maxPages !== maxPages) shared = { memory: new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum: maxPages }), maxPages }
+  const kind = streaming ? 'streaming' : 'codec'
+  const codec = shared[kind]
+  if (codec) {
+    codec.reset(cap)
+    return codec
   }
-  session.codec!.markOnFailure(cap)
-  return session.codec!
+  return (shared[kind] = new LeanCodec(module, cap, shared.memory, streaming))
 }
 
 /**
