@@ -280,6 +280,13 @@ static inline v128_t ac_zero(const v128_t in[8]) {
   return wasm_i32x4_eq(any, wasm_i32x4_splat(0));
 }
 
+/* Four coefficients of row `r`, columns 4 half .. 4 half + 3, in 32-bit lanes; `in` gets them dequantised. */
+static inline v128_t load_quarter(JCOEFPTR coef_block, const ISLOW_MULT_TYPE *quant, int r, int half, v128_t *in) {
+  const v128_t coef = wasm_i32x4_load16x4(coef_block + 8 * r + 4 * half);
+  *in = wasm_i32x4_mul(coef, wasm_v128_load(quant + 8 * r + 4 * half));
+  return coef;
+}
+
 /* The range-limit table's value for each lane's x (see above). */
 static inline v128_t range_limit(v128_t x) {
   const v128_t w = wasm_v128_and(wasm_i32x4_add(x, wasm_i32x4_splat(CENTERJSAMPLE)), wasm_i32x4_splat(1023));
@@ -304,10 +311,7 @@ static void idct_islow_32(const ISLOW_MULT_TYPE *quant, JCOEFPTR coef_block, JSA
   /* Pass 1: columns, four at a time; lane j of in[r] is row r of column 4 half + j. */
   for (int half = 0; half < 2; half++) {
     v128_t coef[8], in[8], out[8];
-    for (int r = 0; r < 8; r++) {
-      coef[r] = wasm_i32x4_load16x4(coef_block + 8 * r + 4 * half);
-      in[r] = wasm_i32x4_mul(coef[r], wasm_v128_load(quant + 8 * r + 4 * half));
-    }
+    for (int r = 0; r < 8; r++) coef[r] = load_quarter(coef_block, quant, r, half, &in[r]);
     /* (the C code tests the coefficients, not their products: a zero in the table must not take the shortcut) */
     const v128_t zero = ac_zero(coef);
     const v128_t dc = wasm_i32x4_shl(in[0], PASS1_BITS);
@@ -479,14 +483,12 @@ GLOBAL(void) jsimd_idct_4x4(j_decompress_ptr cinfo, jpeg_component_info *compptr
   /* ws[half][r]: the first pass's output row r for columns 0-3 (half 0) and 4-7 (half 1) */
   v128_t ws[2][4];
   for (int half = 0; half < 2; half++) {
-    v128_t in[8];
-    for (int r = 0; r < 8; r++) {
-      if (r == 4) continue;
-      const v128_t coef = wasm_i32x4_extend_low_i16x8(wasm_v128_load64_zero(coef_block + 8 * r + 4 * half));
-      in[r] = wasm_i32x4_mul(coef, wasm_v128_load(quant + 8 * r + 4 * half));
-    }
+    v128_t coef[8], in[8];
+    for (int r = 0; r < 8; r++)
+      if (r != 4) coef[r] = load_quarter(coef_block, quant, r, half, &in[r]);
     idct_4x4_1d(in[0], in[1], in[2], in[3], in[5], in[6], in[7], CONST_BITS - PASS1_BITS + 1, ws[half]);
-    const v128_t ac = wasm_v128_or(wasm_v128_or(wasm_v128_or(in[1], in[2]), wasm_v128_or(in[3], in[5])), wasm_v128_or(in[6], in[7]));
+    /* (as the C code, the coefficients tested, not their products) */
+    const v128_t ac = wasm_v128_or(wasm_v128_or(wasm_v128_or(coef[1], coef[2]), wasm_v128_or(coef[3], coef[5])), wasm_v128_or(coef[6], coef[7]));
     const v128_t flat = wasm_i32x4_eq(ac, wasm_i32x4_splat(0));
     const v128_t dc = wasm_i32x4_shl(in[0], PASS1_BITS);
     for (int r = 0; r < 4; r++) ws[half][r] = wasm_v128_bitselect(dc, ws[half][r], flat);
@@ -533,13 +535,10 @@ GLOBAL(void) jsimd_idct_2x2(j_decompress_ptr cinfo, jpeg_component_info *compptr
   /* ws[half][r]: the first pass's output row r for columns 0-3 (half 0) and 4-7 (half 1) */
   v128_t ws[2][2];
   for (int half = 0; half < 2; half++) {
-    v128_t in[8];
-    for (int r = 0; r < 8; r += (r == 0 ? 1 : 2)) {
-      const v128_t coef = wasm_i32x4_extend_low_i16x8(wasm_v128_load64_zero(coef_block + 8 * r + 4 * half));
-      in[r] = wasm_i32x4_mul(coef, wasm_v128_load(quant + 8 * r + 4 * half));
-    }
+    v128_t coef[8], in[8];
+    for (int r = 0; r < 8; r += (r == 0 ? 1 : 2)) coef[r] = load_quarter(coef_block, quant, r, half, &in[r]);
     idct_2x2_1d(in[0], in[1], in[3], in[5], in[7], CONST_BITS - PASS1_BITS + 2, &ws[half][0], &ws[half][1]);
-    const v128_t flat = wasm_i32x4_eq(wasm_v128_or(wasm_v128_or(in[1], in[3]), wasm_v128_or(in[5], in[7])), wasm_i32x4_splat(0));
+    const v128_t flat = wasm_i32x4_eq(wasm_v128_or(wasm_v128_or(coef[1], coef[3]), wasm_v128_or(coef[5], coef[7])), wasm_i32x4_splat(0));
     const v128_t dc = wasm_i32x4_shl(in[0], PASS1_BITS);
     ws[half][0] = wasm_v128_bitselect(dc, ws[half][0], flat);
     ws[half][1] = wasm_v128_bitselect(dc, ws[half][1], flat);
