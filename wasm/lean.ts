@@ -781,8 +781,8 @@ export class LeanCodec {
   }
 
   /**
-   * gravity=auto's saliency map of RGBA pixels (op_saliency.c: the same map as smartcrop.ts's JavaScript), a float a
-   * pixel. Leaves the rows and the memory as they were.
+   * gravity=auto's saliency map of RGBA pixels (op_saliency.c, for src/pipeline/smartcrop.ts), a float a pixel.
+   * Leaves the rows and the memory as they were.
    */
   saliency(image: ImageData): Float32Array {
     const ptr = this.copyIn(image.data)

@@ -202,7 +202,7 @@ export function pixelProbes(bytes: Uint8Array): PixelProbes & { decoded?: KeptRo
         return lean.rowsBorderBox(tolerance)
       })
     },
-    smartCrop(header, region, width, height, resize, keep) {
+    smartCrop(header, region, width, height, keep) {
       if (!hasRowSource(header)) return { x: Math.floor((region.width - width) / 2), y: Math.floor((region.height - height) / 2) }
       const { lean, run } = leanPass(header)
       const upright = uprightSize(header)

@@ -28,11 +28,11 @@ export interface PixelProbes {
   /** trim=border: the box inside a uniform border of the turned image, within `tolerance`. */
   borderBox(header: ImageHeader, tolerance: number): Rect
   /**
-   * gravity=auto: where a `width` x `height` window of `region` keeps the most of what draws the eye (src/pipeline/smartcrop.ts);
-   * the window becomes `resize` pixels. With `keep`, the JPEG's decode at that scale (eighths), the conversion's, is
-   * made for the preview and kept for the conversion.
+   * gravity=auto: where a `width` x `height` window of `region` keeps the most of what draws the eye (src/pipeline/smartcrop.ts).
+   * With `keep`, the JPEG's decode at that scale (eighths), the conversion's, is made for the preview and kept for the
+   * conversion.
    */
-  smartCrop(header: ImageHeader, region: Rect, width: number, height: number, resize: { width: number; height: number }, keep?: number): { x: number; y: number }
+  smartCrop(header: ImageHeader, region: Rect, width: number, height: number, keep?: number): { x: number; y: number }
 }
 
 /**
@@ -71,7 +71,7 @@ export function placeAuto(transforms: Transforms, probes: PixelProbes, keep?: nu
   if (!transforms.auto) return transforms
   const { header, region, geometry } = transforms
   const { crop } = geometry
-  const at = probes.smartCrop(header, region, crop.width, crop.height, geometry.resize, keep)
+  const at = probes.smartCrop(header, region, crop.width, crop.height, keep)
   const window = { ...crop, x: at.x + region.x, y: at.y + region.y }
   return { ...transforms, geometry: { ...geometry, crop: window }, chosen: window, auto: false }
 }
