@@ -359,11 +359,10 @@ Rows *rows_resize(Rows *in, int width, int height, int premultiply) {
   r->across = plan(in->width, width);
   r->down = plan(in->height, height);
   r->ring = r->down.stride;
-  r->out = lean_alloc((size_t)width * 4 + 16);
+  r->out = lean_alloc((size_t)width * 4);
   r->fixed = !premultiply && width <= in->width && height <= in->height && plan_fixed(&r->across, in->width, &r->down, width, height, &r->f);
   if (r->fixed) {
-    /* 16 bytes beyond the last row: the sums read whole vectors */
-    r->fixed_ring = lean_alloc(sizeof(int16_t) * 4 * (size_t)width * r->ring + 16);
+    r->fixed_ring = lean_alloc(sizeof(int16_t) * 4 * (size_t)width * r->ring);
     r->fixed_rows = lean_alloc(sizeof(int16_t *) * (size_t)r->ring);
     return &r->rows;
   }
