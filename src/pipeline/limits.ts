@@ -20,9 +20,10 @@ export const MEMORY_MODEL = {
   /** Per request: body buffers, JS objects, first use of a codec. */
   baseMiB: 12,
   /**
-   * gravity=auto's preview pass (`preview`), outside the lean memory: the preview copied out to JS and its scores' float
-   * planes (smartcrop.ts), garbage until V8 collects it. A 12 MP JPEG to a 640 px WebP cover measured 34.3 MiB with the
-   * preview decoded on its own against 25.3 centred (its decode kept: `rows.keptPerMP`).
+   * gravity=auto's preview pass (`preview`), outside the lean memory: the preview copied out to JS and its saliency map
+   * copied back (op_saliency.c computes it in the lean memory), garbage until V8 collects them. A 12 MP JPEG to a 640 px
+   * WebP cover measured 34.3 MiB with the preview decoded on its own against 25.3 centred (its decode kept:
+   * `rows.keptPerMP`), while the map was still computed in JavaScript, with its float planes: a bound from above.
    */
   previewMiB: 8,
   /**
