@@ -71,7 +71,7 @@ interface LeanExports {
   px_to_jpeg(quality: number, progressive: number, optimize: number, mozjpeg: number): number
   px_to_webp(lossless: number): number
   px_pixels(ptr: number, width: number, height: number, alpha: number): void
-  px_kept(ptr: number, width: number, height: number, grey: number): void
+  px_kept(ptr: number, width: number, height: number, grey: number, alpha: number): void
   px_shrink(factor: number): void
   px_png_analyse(): void
   px_png_analyse_palette(): void
@@ -107,14 +107,16 @@ interface LeanExports {
 }
 
 /**
- * An opaque source's rows collected and kept in the instance (LeanCodec.rowsToKept) for later passes of the same
- * conversion: RGBA, stored order. Good for the instance that made it until its next reset (`holds`).
+ * Rows collected and kept in the instance (LeanCodec.rowsToKept) for later passes of the same conversion: RGBA.
+ * Good for the instance that made it until its next reset (`holds`).
  */
 export interface KeptRows {
   width: number
   height: number
   /** Every pixel grey (R = G = B), as the source said. */
   grey: boolean
+  /** Whether the rows carry alpha. */
+  alpha: boolean
   /** The pixels' address in the instance, and which instance and reset made them. */
   readonly ptr: number
   readonly codec: LeanCodec
@@ -577,15 +579,14 @@ export class LeanCodec {
   }
 
   /**
-   * Every row of an opaque source as it comes (stored order, the file's colours), collected and kept in the instance
-   * for other passes of the conversion (rowsFromKept), with no copy out to JS; the reset before the next conversion frees
-   * them.
+   * Every row of the pipeline built so far, collected and kept in the instance for other passes of the conversion
+   * (rowsFromKept), with no copy out to JS; the reset before the next conversion frees them.
    */
   rowsToKept(): KeptRows {
-    const { width, height } = this.rowsSize()
+    const { width, height, alpha } = this.rowsSize()
     const grey = this.exports.px_grey() !== 0
     const ptr = this.exports.px_to_rgba()
-    return { width, height, grey, ptr, codec: this, generation: this.generation }
+    return { width, height, grey, alpha, ptr, codec: this, generation: this.generation }
   }
 
   /** Whether `kept` is still in this instance's memory: made by it, and not reset since. */
@@ -593,14 +594,10 @@ export class LeanCodec {
     return kept.codec === this && kept.generation === this.generation
   }
 
-  /**
-   * Source: rows rowsToKept kept, in place of decoding the JPEG in `bytes` again (whose header is read, for what
-   * describes its colours); without `bytes`, the rows alone. They stay kept: every pass may read them.
-   */
-  rowsFromKept(kept: KeptRows, bytes?: Uint8Array): { width: number; height: number } {
+  /** Source: rows rowsToKept kept. They stay kept: every pass may read them. */
+  rowsFromKept(kept: KeptRows): { width: number; height: number } {
     if (!this.holds(kept)) throw new Error('rows kept by another instance, or before a reset')
-    if (bytes) this.openJpeg(bytes)
-    this.exports.px_kept(kept.ptr, kept.width, kept.height, kept.grey ? 1 : 0)
+    this.exports.px_kept(kept.ptr, kept.width, kept.height, kept.grey ? 1 : 0, kept.alpha ? 1 : 0)
     return this.rowsSize()
   }
 
@@ -755,7 +752,7 @@ export class LeanCodec {
     this.exports.px_flatten(r, g, b)
   }
 
-  /** The mean of each `factor` x `factor` block (op_shrink.c): gravity=auto's preview from a large kept decode. */
+  /** The mean of each `factor` x `factor` block (op_shrink.c): gravity=auto's preview from the large rows its pass keeps. */
   shrinkRows(factor: number): void {
     this.exports.px_shrink(factor)
   }

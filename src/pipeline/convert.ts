@@ -17,7 +17,7 @@ import type { CompressOptions } from './options'
 import { byteLength, type Encoded, joined, type Outcome } from './respond'
 import { filtersOf } from './filters'
 import { convertRows, pixelProbes, type RowsInput, sampleRows, scoreRows } from './rows'
-import { placeAuto, planTransforms } from './stages'
+import { keptSize, placeAuto, planTransforms } from './stages'
 import { readHeader, uprightSize } from './sniff'
 import { PendingBody } from './body'
 import { mayStream, STREAM_HEAD_BYTES, streamsOnce } from './stream'
@@ -161,18 +161,23 @@ export async function convertImage({ bytes: given, options, accept, filename }: 
   const transforms = planTransforms(sniffed, options, probes)
   const { header } = transforms
   const upright = uprightSize(header)
-  // (gravity=auto's window moves the crop, not its size: the plan is made first, so that its pass can keep the decode)
+  // (gravity=auto's window moves the crop, not its size: the plan is made first, so that its pass can keep rows for it)
   const centred = { ...transforms.geometry, filters: filtersOf(options) }
   const { width: outWidth, height: outHeight } = centred.canvas
   const candidates = formatCandidates(options.format, header, accept, centred.canvas, options.animated)
-  const choice = chooseOutput(candidates, header, centred, options, limits, leanResidentMiB(), transforms.auto)
+  const resized = transforms.auto ? keptSize(transforms) : undefined
+  const choice = chooseOutput(candidates, header, centred, options, limits, leanResidentMiB(), transforms.auto ? resized?.size ?? 'decoded' : undefined)
   const { format, plan } = choice
   let settings = choice.settings
   let memoryEstimate = choice.memoryEstimate
   // a plan that reads the file more than once (or its metadata) holds it: planned again with its size known
   if (body && !streamsOnce(plan, settings, options)) return convertImage({ bytes: await body.all(), options, accept, filename }, limits)
   if (choice.releaseLean) releaseLeanMemory()
-  const { geometry: placed, chosen } = placeAuto(transforms, probes, plan.keptDecode ? plan.scale : undefined)
+  // what the answer carries besides pixels (metadata=none: nothing), from the input's header data (before gravity=auto's
+  // pass, which converts the colours of what it keeps unless a profile travels with them)
+  const metadata = await metadataFor(bytes, header, options.metadata)
+  const keep = plan.kept ? { resized, scale: plan.scale, colour: !metadata.icc } : undefined
+  const { geometry: placed, chosen } = placeAuto(transforms, probes, keep)
   const geometry = { ...placed, filters: centred.filters }
   const trimsBorder = options.trim !== undefined && 'border' in options.trim
   const probeMs = trimsBorder ? await probeClock.lap() : 0
@@ -186,17 +191,15 @@ export async function convertImage({ bytes: given, options, accept, filename }: 
   const background = parseColour(options.background)
   const padding = paddingColour(CODECS[format].alpha, background)
 
-  // what the answer carries besides pixels (metadata=none: nothing), from the input's header data
-  const metadata = await metadataFor(bytes, header, options.metadata)
   // never bigger: same format, same pixels, and no smaller? the input itself (with the metadata the option keeps) is the better answer
   let unchanged = mayAnswerWithInput(plan)
   // An AVIF encoded once, and not the input's own answer, reads its input no more once its rows are in: the body buffer
   // goes back before libaom starts (a 41.7 MiB photo PNG's file is not held beside its state).
   const lastRead = format === 'avif' && !unchanged && !settings.autoQuality && options.max_bytes === undefined
   // what the row pipeline is built from, each time it runs (the encode, quality=auto's sample and check)
-  // (gravity=auto's pass may have kept the conversion's decode of the source: it is not decoded again)
+  // (gravity=auto's pass may have kept the source resized for the conversion: it is not decoded again)
   const rowsInput: RowsInput = {
-    bytes, plan, geometry, background, metadata, decoded: probes.decoded,
+    bytes, plan, geometry, background, metadata, kept: probes.kept,
     ...(body ? { streamed: { file: body.stream(), maxBytes: limits.maxStreamedInputBytes } } : {}),
     sourceClosed: lastRead && !body ? () => releaseBodyOf(bytes) : undefined,
   }

@@ -212,8 +212,8 @@ export const MEMORY_MODEL = {
     webpLosslessPerMP: 4,
     turnedPerMP: 4,
     /**
-     * gravity=auto's decode kept for the conversion (`keptDecode`): the JPEG's rows at the plan's scale, RGBA in the lean
-     * memory from the preview pass to the conversion's end, beside everything else (4 B a pixel and the allocator's round-up).
+     * gravity=auto's rows kept for the conversion (`kept`): the region resized as the crop is, RGBA in the lean memory from
+     * the pass to the conversion's end, beside everything else (4 B a pixel and the allocator's round-up).
      */
     keptPerMP: 4,
     /**
@@ -372,10 +372,12 @@ export interface ConversionPlan {
    */
   bufferedJpeg: boolean
   /**
-   * gravity=auto's preview pass decodes the JPEG at the plan's scale and keeps the rows in the lean memory
-   * (`rows.keptPerMP`), which the conversion then reads instead of decoding it again (src/pipeline/rows.ts, pixelProbes).
+   * gravity=auto's pass is the conversion's start: it decodes, resizes the whole region as the crop will be, and keeps
+   * the rows (this size, or as decoded for an output smaller than the preview; `rows.keptPerMP`) in the lean memory, from
+   * which the conversion cuts the window instead of decoding the file again (src/pipeline/rows.ts, pixelProbes).
+   * Undefined: the preview is a decode of its own.
    */
-  keptDecode: boolean
+  kept: { width: number; height: number } | 'decoded' | undefined
   /** gravity=auto's preview pass runs before the conversion (`MEMORY_MODEL.previewMiB`). */
   preview: boolean
 }
@@ -386,13 +388,22 @@ export interface ConversionPlan {
  * WebP decoded at the scale chosen for the resize (see decodeScale), into libwebp, into MozJPEG's trellis (from
  * effort 3, where it fits: smaller files than libjpeg-turbo at the same quality) or else its libjpeg-turbo profile,
  * and into the PNG writer (libdeflate, which reads the rows twice); libavif takes the rows a band of 64 at a time. Other inputs go through whole RGBA pixels, MozJPEG before libjpeg-turbo.
- * `preview`: gravity=auto's pass runs first (charged), and keeps the conversion's decode for it where that fits.
+ * `preview`: gravity=auto's pass runs first (charged), and keeps rows of that size (or as decoded) for the conversion
+ * where that fits (src/pipeline/stages.ts, keptSize).
  *
  * @example
  * planConversion(header, 'webp', planGeometry(4032, 3024, { width: 1600 }), settings, limits).route // 'rows'
  */
-export function planConversion(header: ImageHeader, format: OutputFormat, geometry: Geometry, settings: EncodeSettings, limits: Limits, leanResidentMiB = 0, preview = false): ConversionPlan {
-  const route = planRoute(header, format, geometry, settings, limits, leanResidentMiB, preview && hasRowSource(header))
+export function planConversion(
+  header: ImageHeader,
+  format: OutputFormat,
+  geometry: Geometry,
+  settings: EncodeSettings,
+  limits: Limits,
+  leanResidentMiB = 0,
+  preview?: { width: number; height: number } | 'decoded',
+): ConversionPlan {
+  const route = planRoute(header, format, geometry, settings, limits, leanResidentMiB, preview !== undefined && hasRowSource(header))
   const fits = (plan: ConversionPlan) => estimateMiB(plan, leanResidentMiB) <= limits.memoryBudgetMiB
   // quality=auto's check of the whole answer, where it fits beside the conversion (max_bytes checks sizes instead)
   const checked = { ...route, checkWhole: true }
@@ -401,23 +412,18 @@ export function planConversion(header: ImageHeader, format: OutputFormat, geomet
   const sampledWhole = columns.length === 1 && rows.length === 1
   const checks = route.autoQuality && !route.fitTo && !sampledWhole && route.route !== 'frames' && hasRowSource(header) && fits(checked)
   const plan = checks ? checked : route
-  // gravity=auto's preview (`preview`) from the conversion's own decode, kept for it, where that fits beside the rest
-  // (and leaves the lean memory, which the isolate keeps, within KEEP_MAX_MIB)
-  const kept = { ...plan, keptDecode: true }
-  return preview && mayKeepDecode(plan) && fits(kept) && estimateMiB(kept) <= KEEP_MAX_MIB ? kept : plan
+  // gravity=auto's pass as the conversion's start, its rows kept for it, where that fits beside the rest (and leaves the
+  // lean memory, which the isolate keeps, within KEEP_MAX_MIB)
+  const kept = { ...plan, kept: preview }
+  return preview && plan.route === 'rows' && header.streamed !== true && fits(kept) && estimateMiB(kept) <= KEEP_MAX_MIB ? kept : plan
 }
 
 /**
- * The largest estimate (MiB, first request) at which gravity=auto's pass keeps the conversion's decode. Keeping it saves
- * a second decode of the file (a 12 MP JPEG's at 1/8: about 30 ms) at 4 MiB per decoded MP of lean memory, which stays
- * with the isolate (see MOZJPEG_MAX_MIB): a 12 MP JPEG to a 640 px WebP cover keeps 3 MP (53 MiB in all), to a 1600 px
- * one it would keep all 12 (100 MiB, for 5 % of the conversion's time) and does not.
+ * The largest estimate (MiB, first request) at which gravity=auto's pass keeps rows for the conversion. Keeping them
+ * saves a second decode of the file (a 12 MP JPEG's at 1/8: about 30 ms) at 4 MiB per kept MP of lean memory, which
+ * stays with the isolate (see MOZJPEG_MAX_MIB): a 12 MP JPEG to a 1600 px WebP cover keeps 2133x1600 (3.4 MP).
  */
 export const KEEP_MAX_MIB = 80
-
-/** Whether gravity=auto's pass can keep the conversion's decode: a JPEG (not CMYK) read as rows, its file held. */
-const mayKeepDecode = ({ route, header }: ConversionPlan): boolean =>
-  route === 'rows' && header.format === 'jpeg' && header.colour !== 'cmyk' && header.streamed !== true
 
 function planRoute(header: ImageHeader, format: OutputFormat, geometry: Geometry, settings: EncodeSettings, limits: Limits, leanResidentMiB: number, preview: boolean): ConversionPlan {
   const { crop, resize, canvas } = geometry
@@ -443,7 +449,7 @@ function planRoute(header: ImageHeader, format: OutputFormat, geometry: Geometry
     bufferedJpeg: format === 'jpeg',
     lowMemoryWebp: false,
     streamedLossless: false,
-    keptDecode: false,
+    kept: undefined,
     preview,
   })
   // An animation to WebP keeps every frame: one canvas at a time through the row transforms into the animation encoder.
@@ -627,7 +633,7 @@ function rowsLeanMiB(plan: ConversionPlan, progressive: number): number {
   // back. (The body buffer it gives back then, src/pipeline/convert.ts, is not counted: photo PNGs to AVIF measured
   // 5-20 MiB lower after it, not their file's size less; a 36 MP one to 2048 px 98.2-115.2 against 117.5-120.8.)
   const reused = avif ? Math.min(progressive, avif.baseMiB + avif.perMP * outMP) : 0
-  const kept = plan.keptDecode ? (r.keptPerMP * plan.decodedPixels) / 1e6 : 0
+  const kept = plan.kept ? (r.keptPerMP * (plan.kept === 'decoded' ? plan.decodedPixels : plan.kept.width * plan.kept.height)) / 1e6 : 0
   return rowsSourceMiB(plan, progressive) - reused + kept + answer + palette + passes + sink.baseMiB + sink.perMP * outMP
 }
 

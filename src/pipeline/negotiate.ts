@@ -92,7 +92,7 @@ export interface OutputChoice {
  * one candidate, so it is refused with the 422 that names the limit and what would fit (whatFits). A plan is checked over the codec
  * memory the isolate keeps (`leanResidentMiB`), and, only if it does not fit so, over a
  * fresh one: the same request gets the same format whatever ran before it in the isolate. With `preview` (gravity=auto's
- * pass will run), a plan keeps the pass's decode for the conversion where that fits (planConversion).
+ * pass will run: the size it would keep), a plan keeps the pass's rows for the conversion where that fits (planConversion).
  *
  * @example
  * const { format, plan } = chooseOutput(formatCandidates('auto', header, accept, geometry.canvas), header, geometry, options, limits)
@@ -104,7 +104,7 @@ export function chooseOutput(
   options: CompressOptions,
   limits: Limits,
   leanResidentMiB = 0,
-  preview = false,
+  preview?: { width: number; height: number } | 'decoded',
 ): OutputChoice {
   const explicit = options.format !== undefined && options.format !== 'auto'
   const pixels = geometry.canvas.width * geometry.canvas.height

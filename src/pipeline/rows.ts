@@ -11,6 +11,7 @@ import { decodeImage, leanPass } from './codec'
 import { answerStreams, checkAlphaPlane, type ConversionPlan, hasRowSource } from './limits'
 import type { Metadata } from './metadata'
 import type { Encoded } from './respond'
+import type { Rect } from './orientation'
 import { type ImageHeader, readHeader, uprightSize } from './sniff'
 import { addFilters } from './filters'
 import { bestWindow, PREVIEW_SIDE, saliency } from './smartcrop'
@@ -48,8 +49,19 @@ export interface RowsInput {
   streamed?: { file: StreamedFile; maxBytes: number }
   /** For an AVIF: what to do once the source is closed and before libaom starts (nothing reads the input again). */
   sourceClosed?: (() => void) | undefined
-  /** The source's rows decoded already at the plan's scale, by gravity=auto's pass (pixelProbes): read in place of decoding it again. */
-  decoded?: KeptRows | undefined
+  /** The source resized already by gravity=auto's pass (pixelProbes), and its window: read in place of decoding it again. */
+  kept?: KeptWindow | undefined
+}
+
+/**
+ * What gravity=auto's pass keeps for the conversion (ConversionPlan.kept): the region to crop from, decoded, its colours
+ * converted as the conversion converts them, and resized as the crop is resized; the window placed in its pixels.
+ */
+export interface KeptWindow {
+  rows: KeptRows
+  window: Rect
+  /** The colours were converted to sRGB on the way (as addColourAndTransforms would have). */
+  colourConverted: boolean
 }
 
 /**
@@ -164,7 +176,16 @@ export async function scoreRows(input: RowsInput, answer: Uint8Array): Promise<n
  * A kept profile (metadata=keep) travels with the pixels in its colours; otherwise they become sRGB.
  */
 function buildRows(lean: LeanCodec, input: RowsInput): boolean {
-  openSource(lean, input.bytes, input.plan.header, input.plan.scale, input.decoded)
+  const { kept } = input
+  // (kept rows are read where this pass has the instance that kept them: a conversion outside a lean session has not)
+  if (kept && lean.holds(kept.rows)) {
+    lean.rowsFromKept(kept.rows)
+    lean.cropRows(kept.window)
+    const keepsAlpha = CODECS[input.plan.format].alpha
+    addAfterCrop(lean, input.geometry, paddingColour(keepsAlpha, input.background), input.background, keepsAlpha)
+    return kept.colourConverted
+  }
+  openSource(lean, input.bytes, input.plan.header, input.plan.scale)
   return addColourAndTransforms(lean, input)
 }
 
@@ -180,18 +201,19 @@ function addColourAndTransforms(lean: LeanCodec, { plan, geometry, background, m
 /**
  * What trim=border and gravity=auto read of the pixels (src/pipeline/stages.ts), each a pass of its own over the turned
  * image before the conversion: the border's box at full size (op_trim.c's sink), gravity=auto's preview (PREVIEW_SIDE
- * on its longer side; a JPEG decoded at 1/8 where that leaves enough, a WebP shrunk by libwebp) scored by smartcrop.ts.
- * Where the plan keeps the decode (`keep`, ConversionPlan.keptDecode: a JPEG whose decode at the conversion's scale fits
- * the memory budget beside it), the pass makes that decode, keeps it in the lean memory (`decoded`) for the conversion's
- * rows, and makes the preview from it, the mean of blocks (op_shrink.c) as a smaller DCT scale would have decoded them.
+ * on its longer side) scored by smartcrop.ts. Where the plan keeps rows for the conversion (`keep`, ConversionPlan.kept),
+ * the pass is the conversion's own start: the region decoded at the plan's scale, its colours converted, resized as the
+ * crop will be; it keeps those rows in the lean memory (`kept`), makes the preview from them (block means, op_shrink.c,
+ * then Lanczos3) and places the window in their pixels, so that the conversion only cuts it out. Otherwise the preview
+ * is a decode of its own (a JPEG at the smallest DCT scale that leaves enough, a WebP shrunk by libwebp).
  *
  * @example
  * const probes = pixelProbes(bytes)
- * const { geometry } = placeAuto(planTransforms(header, options, probes), probes, plan.keptDecode ? plan.scale : undefined)
- * const input = { bytes, plan, geometry, background, metadata, decoded: probes.decoded }
+ * const { geometry } = placeAuto(planTransforms(header, options, probes), probes, keep)
+ * const input = { bytes, plan, geometry, background, metadata, kept: probes.kept }
  */
-export function pixelProbes(bytes: Uint8Array): PixelProbes & { decoded?: KeptRows } {
-  const probes: PixelProbes & { decoded?: KeptRows } = {
+export function pixelProbes(bytes: Uint8Array): PixelProbes & { kept?: KeptWindow } {
+  const probes: PixelProbes & { kept?: KeptWindow } = {
     borderBox(header, tolerance) {
       // (an animated WebP or PNG, decoded whole by its route, has no row source to probe: it keeps its whole box)
       if (!hasRowSource(header)) return { x: 0, y: 0, ...uprightSize(header) }
@@ -206,20 +228,37 @@ export function pixelProbes(bytes: Uint8Array): PixelProbes & { decoded?: KeptRo
       if (!hasRowSource(header)) return { x: Math.floor((region.width - width) / 2), y: Math.floor((region.height - height) / 2) }
       const { lean, run } = leanPass(header)
       const upright = uprightSize(header)
+      if (keep) {
+        const { rows, colourConverted, preview } = run(() => {
+          openSource(lean, bytes, header, keep.scale)
+          const colourConverted = keep.colour ? lean.colourRows() : false
+          lean.orientRows(header.orientation)
+          const size = keep.resized?.size ?? region
+          const { crop } = fitToDecoded({ crop: region, resize: size, canvas: size }, upright, lean.rowsSize())
+          lean.cropRows(crop)
+          if (keep.resized) lean.resizeRows(size.width, size.height)
+          const rows = lean.rowsToKept()
+          lean.rowsFromKept(rows)
+          return { rows, colourConverted, preview: previewOfRows(lean) }
+        })
+        // the window in the kept pixels: the output's size where they are resized, the crop's at the decode's scale else
+        const fx = rows.width / region.width
+        const fy = rows.height / region.height
+        const window = keep.resized?.window ?? { width: Math.min(rows.width, Math.round(width * fx)), height: Math.min(rows.height, Math.round(height * fy)) }
+        const at = placeOn(preview, rows, window.width, window.height)
+        probes.kept = { rows, window: { ...at, ...window }, colourConverted }
+        return {
+          x: Math.max(0, Math.min(region.width - width, Math.round(at.x / fx))),
+          y: Math.max(0, Math.min(region.height - height, Math.round(at.y / fy))),
+        }
+      }
       const long = Math.max(region.width, region.height)
       // the smallest decode that leaves the region at least the preview's size
       const least = header.format === 'jpeg' || (header.format === 'webp' && header.frames === 1) ? [1, 2, 4, 8].find((s) => (long * s) / 8 >= PREVIEW_SIDE) ?? 8 : 8
-      const kept = header.format === 'jpeg' && keep !== undefined && keep >= least
       const f = Math.min(1, PREVIEW_SIDE / long)
       const size = { width: Math.max(1, Math.round(region.width * f)), height: Math.max(1, Math.round(region.height * f)) }
       const preview = run(() => {
-        openSource(lean, bytes, header, kept ? keep : least)
-        if (kept) {
-          probes.decoded = lean.rowsToKept()
-          lean.rowsFromKept(probes.decoded)
-          // (scales are powers of two: the blocks' means are the decode at `least`, its size rounded up as libjpeg's)
-          lean.shrinkRows(keep / least)
-        }
+        openSource(lean, bytes, header, least)
         lean.orientRows(header.orientation)
         const geometry: Geometry = { crop: region, resize: size, canvas: size }
         const { crop } = fitToDecoded(geometry, upright, lean.rowsSize())
@@ -228,27 +267,40 @@ export function pixelProbes(bytes: Uint8Array): PixelProbes & { decoded?: KeptRo
         const image = lean.rowsToRgba()
         return new ImageData(image.data.slice(), image.width, image.height)
       })
-      const fx = size.width / region.width
-      const fy = size.height / region.height
-      const best = bestWindow(saliency(preview), size.width, size.height, Math.round(width * fx), Math.round(height * fy))
-      return {
-        x: Math.max(0, Math.min(region.width - width, Math.round(best.x / fx))),
-        y: Math.max(0, Math.min(region.height - height, Math.round(best.y / fy))),
-      }
+      return placeOn(preview, region, width, height)
     },
   }
   return probes
 }
 
-/**
- * The row source for an input: a JPEG at its DCT scale (or its rows `decoded` at that scale and kept), a PNG, a GIF's first
- * frame, an AVIF, a still WebP at its rescale.
- */
-export function openSource(lean: LeanCodec, bytes: Uint8Array, header: ImageHeader, scale: number, decoded?: KeptRows): void {
-  // (kept rows are read where this pass has the instance that kept them: a conversion outside a lean session has not)
-  if (header.format === 'jpeg' && decoded && lean.holds(decoded) && decoded.width === Math.ceil((header.width * scale) / 8)) {
-    lean.rowsFromKept(decoded, bytes)
-  } else if (header.format === 'jpeg') {
+/** The top-left corner of gravity=auto's `width` x `height` window in `area`, of which `preview` is a smaller picture. */
+function placeOn(preview: ImageData, area: { width: number; height: number }, width: number, height: number): { x: number; y: number } {
+  const fx = preview.width / area.width
+  const fy = preview.height / area.height
+  const best = bestWindow(saliency(preview), preview.width, preview.height, Math.round(width * fx), Math.round(height * fy))
+  return {
+    x: Math.max(0, Math.min(area.width - width, Math.round(best.x / fx))),
+    y: Math.max(0, Math.min(area.height - height, Math.round(best.y / fy))),
+  }
+}
+
+/** The rows built so far as gravity=auto's preview, PREVIEW_SIDE on the longer side: the means of blocks while they are twice that, then Lanczos3. */
+function previewOfRows(lean: LeanCodec): ImageData {
+  const { width, height } = lean.rowsSize()
+  const long = Math.max(width, height)
+  let factor = 1
+  // (op_shrink.c adds up at most 16 x 16 pixels a block)
+  while (factor < 16 && long / (factor * 2) >= PREVIEW_SIDE) factor *= 2
+  if (factor > 1) lean.shrinkRows(factor)
+  const f = Math.min(1, PREVIEW_SIDE / long)
+  lean.resizeRows(Math.max(1, Math.round(width * f)), Math.max(1, Math.round(height * f)))
+  const image = lean.rowsToRgba()
+  return new ImageData(image.data.slice(), image.width, image.height)
+}
+
+/** The row source for an input: a JPEG at its DCT scale, a PNG, a GIF's first frame, an AVIF, a still WebP at its rescale. */
+export function openSource(lean: LeanCodec, bytes: Uint8Array, header: ImageHeader, scale: number): void {
+  if (header.format === 'jpeg') {
     lean.rowsFromJpeg(bytes, scale)
   } else if (header.format === 'png') {
     lean.rowsFromPng(bytes, header.width, header.height)
@@ -282,8 +334,19 @@ export function addTransforms(
   const decoded = lean.rowsSize()
   const { crop, resize, canvas } = fitToDecoded(geometry, uprightSize(header), decoded)
   lean.cropRows(crop)
+  addAfterCrop(lean, { resize, canvas, filters: geometry.filters }, padding, background, keepsAlpha)
+}
+
+/** addTransforms after the crop (also after gravity=auto's kept window, which may still be larger than the output). */
+function addAfterCrop(
+  lean: LeanCodec,
+  { resize, canvas, filters }: Omit<Geometry, 'crop'>,
+  padding: readonly [number, number, number, number],
+  background: readonly [number, number, number],
+  keepsAlpha: boolean,
+): void {
   lean.resizeRows(resize.width, resize.height)
-  addFilters(lean, geometry.filters)
+  addFilters(lean, filters)
   lean.padRows(canvas.width, canvas.height, padding)
   if (!keepsAlpha) lean.flattenRows(background)
 }

@@ -8,6 +8,7 @@ import { ApiError } from '../errors'
 import type { CompressOptions, Trim } from './options'
 import { composeOrientation, orientRect, type Rect, userOrientation } from './orientation'
 import { type ImageHeader, uprightSize } from './sniff'
+import { PREVIEW_SIDE } from './smartcrop'
 import { type Geometry, planGeometry } from './transform'
 
 export interface Transforms {
@@ -29,10 +30,26 @@ export interface PixelProbes {
   borderBox(header: ImageHeader, tolerance: number): Rect
   /**
    * gravity=auto: where a `width` x `height` window of `region` keeps the most of what draws the eye (src/pipeline/smartcrop.ts).
-   * With `keep`, the JPEG's decode at that scale (eighths), the conversion's, is made for the preview and kept for the
-   * conversion.
+   * With `keep`, the pass makes the region's rows as the conversion resizes them, and keeps them for it.
    */
-  smartCrop(header: ImageHeader, region: Rect, width: number, height: number, keep?: number): { x: number; y: number }
+  smartCrop(header: ImageHeader, region: Rect, width: number, height: number, keep?: Keep): { x: number; y: number }
+}
+
+/**
+ * What gravity=auto's pass keeps for the conversion (ConversionPlan.kept, src/pipeline/rows.ts): the region decoded at
+ * `scale` eighths, its colours to sRGB where `colour` (not where a profile travels with the pixels), and resized where
+ * `resized` says (else as decoded).
+ */
+export interface Keep {
+  scale: number
+  colour: boolean
+  resized: KeptSize | undefined
+}
+
+/** The region resized as the crop is (`size`), and the crop's window in it: the output's size (keptSize). */
+export interface KeptSize {
+  size: { width: number; height: number }
+  window: { width: number; height: number }
 }
 
 /**
@@ -61,13 +78,27 @@ export function planTransforms(sniffed: ImageHeader, options: CompressOptions, p
 }
 
 /**
- * gravity=auto's window, placed by `probes` (a preview's pass over the pixels) where planTransforms left it pending;
- * `keep`: the scale of the conversion's decode, which the pass makes and keeps for it (ConversionPlan.keptDecode).
+ * What gravity=auto's pass would keep for the conversion: the region resized as the crop is (the window is then cut out
+ * of it at the output's size). Undefined where that is smaller than the preview made from it: the region is then kept
+ * as decoded, and the window resized after the cut, as without gravity=auto.
  *
  * @example
- * const placed = placeAuto(transforms, probes, plan.keptDecode ? plan.scale : undefined)
+ * keptSize(planTransforms(header, { width: 1600, height: 1600, fit: 'cover', gravity: 'auto' }, probes)) // 4000x3000: { size: { width: 2133, height: 1600 }, window: { width: 1600, height: 1600 } }
  */
-export function placeAuto(transforms: Transforms, probes: PixelProbes, keep?: number): Transforms {
+export function keptSize({ region, geometry: { crop, resize } }: Transforms): KeptSize | undefined {
+  const size = { width: Math.round((region.width * resize.width) / crop.width), height: Math.round((region.height * resize.height) / crop.height) }
+  if (Math.max(size.width, size.height) < Math.min(PREVIEW_SIDE, Math.max(region.width, region.height))) return undefined
+  return { size, window: { width: Math.min(size.width, resize.width), height: Math.min(size.height, resize.height) } }
+}
+
+/**
+ * gravity=auto's window, placed by `probes` (a preview's pass over the pixels) where planTransforms left it pending;
+ * `keep`: what the pass makes and keeps for the conversion (ConversionPlan.kept).
+ *
+ * @example
+ * const placed = placeAuto(transforms, probes, plan.kept ? { scale: plan.scale, resized: keptSize(transforms), colour: true } : undefined)
+ */
+export function placeAuto(transforms: Transforms, probes: PixelProbes, keep?: Keep): Transforms {
   if (!transforms.auto) return transforms
   const { header, region, geometry } = transforms
   const { crop } = geometry

@@ -25,6 +25,7 @@ import { limitsOf } from '../../src/env'
 import { encodeSettings } from '../../src/pipeline/codec'
 import { checkAlphaPlane, estimateLeanMiB, estimateMiB, MEMORY_MODEL, MOZJPEG_MAX_MIB, planConversion } from '../../src/pipeline/limits'
 import type { ImageHeader } from '../../src/pipeline/sniff'
+import { keptSize } from '../../src/pipeline/stages'
 import { planGeometry } from '../../src/pipeline/transform'
 
 /** The script's input kinds: WebP lossy (`webp`), lossless (`webpll`) and lossy with alpha (`webpa`); an RGBA PNG (`pnga`). */
@@ -338,23 +339,26 @@ describe('memory model', () => {
     })
   }
 
-  // gravity=auto: a square cover, its preview pass before the conversion (MEMORY_MODEL.previewMiB), the decode kept for
-  // the conversion where the plan keeps it (rows.keptPerMP). `npm run memory -- --only`, 2026-11-28, the larger of two
-  // runs; 12 MP to 300 px measured with the preview's 1/8 decode kept in JS (the lean memory now keeps it).
+  // gravity=auto: a square cover, its pass before the conversion (MEMORY_MODEL.previewMiB), the rows it keeps for the
+  // conversion where the plan keeps them (rows.keptPerMP). `npm run memory -- --only`, the larger of two runs.
   const PREVIEWED: ReadonlyArray<readonly [Input, OutputFormat, keyof typeof SIZES, number, number, number]> = [
-    ['jpeg', 'webp', 12, 300, 32.6, 1.95],
-    ['jpeg', 'webp', 12, 640, 44.7, 1.95],
-    ['pjpeg', 'jpeg', 12, 640, 48.7, 1.95],
-    ['jpeg', 'webp', 16, 1600, 39.3, 2.55],
-    ['jpeg', 'webp', 24, 1600, 64.9, 3.85],
-    ['jpeg', 'jpeg', 24, 1600, 57.0, 3.85],
-    ['pjpeg', 'webp', 24, 1600, 61.5, 3.75],
+    ['jpeg', 'webp', 12, 150, 25.0, 1.95],
+    ['jpeg', 'webp', 12, 300, 26.7, 1.95],
+    ['jpeg', 'webp', 12, 640, 30.7, 1.95],
+    ['pjpeg', 'jpeg', 12, 640, 34.4, 1.95],
+    ['jpeg', 'webp', 12, 1600, 44.8, 1.95],
+    ['jpeg', 'webp', 16, 1600, 46.2, 2.55],
+    ['jpeg', 'webp', 24, 1600, 47.9, 3.85],
+    ['jpeg', 'jpeg', 24, 1600, 40.7, 3.85],
+    ['pjpeg', 'webp', 24, 1600, 51.3, 3.75],
   ]
   const previewed = (input: Input, format: OutputFormat, mp: keyof typeof SIZES, side: number, fileMiB: number) => {
     const [w, h] = SIZES[mp]
     const geometry = planGeometry(w, h, { width: side, height: side, fit: 'cover', enlarge: false, gravity: 'auto' })
     const settings = encodeSettings(format, {}, geometry.canvas.width * geometry.canvas.height, true)
-    return planConversion({ ...headerOf(input, w, h), fileBytes: fileMiB * 2 ** 20 }, format, geometry, settings, limitsOf(env), 0, true)
+    const header = { ...headerOf(input, w, h), fileBytes: fileMiB * 2 ** 20 }
+    const resized = keptSize({ header, geometry, region: { x: 0, y: 0, width: w, height: h }, auto: true })
+    return planConversion(header, format, geometry, settings, limitsOf(env), 0, resized?.size ?? 'decoded')
   }
   for (const [input, format, mp, side, measured, fileMiB] of PREVIEWED) {
     it(`estimates at least the measured ${measured} MiB for ${LABEL[input]} ${mp} MP to a ${side} px ${format} cover with gravity=auto`, () => {
@@ -362,14 +366,20 @@ describe('memory model', () => {
     })
   }
 
-  it("keeps gravity=auto's decode for a 640 px cover of 12 MP, charged, and not a 1600 px one's (KEEP_MAX_MIB)", () => {
-    const kept = previewed('jpeg', 'webp', 12, 640, 1.95)
-    expect([kept.keptDecode, kept.scale]).toEqual([true, 4])
-    const alone = { ...kept, keptDecode: false }
-    // 2016x1512 of RGBA, 4 MiB per decoded MP
-    expect(estimateMiB(kept) - estimateMiB(alone)).toBeCloseTo((4 * 2016 * 1512) / 1e6, 5)
+  it("keeps gravity=auto's rows, the image resized as the crop is, charged by their size, where that stays within KEEP_MAX_MIB", () => {
+    const kept = previewed('jpeg', 'webp', 12, 1600, 1.95)
+    // 4032x3024 to a 1600 px cover: 2133x1600 of RGBA, 4 MiB per kept MP
+    expect(kept.kept).toEqual({ width: 2133, height: 1600 })
+    const alone = { ...kept, kept: undefined }
+    expect(estimateMiB(kept) - estimateMiB(alone)).toBeCloseTo((4 * 2133 * 1600) / 1e6, 5)
     expect(estimateMiB(alone) - estimateMiB({ ...alone, preview: false })).toBe(MEMORY_MODEL.previewMiB)
-    expect(previewed('jpeg', 'webp', 12, 1600, 1.95).keptDecode).toBe(false)
+    expect(previewed('jpeg', 'webp', 12, 300, 1.95).kept).toEqual({ width: 400, height: 300 })
+    // a 150 px cover would keep less than the preview's 256 px side: the decode is kept (1/8, 504x378)
+    const small = previewed('jpeg', 'webp', 12, 150, 1.95)
+    expect([small.kept, small.scale]).toEqual(['decoded', 1])
+    expect(estimateMiB(small) - estimateMiB({ ...small, kept: undefined })).toBeCloseTo((4 * 504 * 378) / 1e6, 5)
+    // 50 MP to a 6000 px square keeps 8000x6000 (192 MB): the preview is decoded on its own
+    expect(previewed('jpeg', 'webp', 50, 6000, 12).kept).toBeUndefined()
   })
 
   // Photo PNGs read as they arrive (src/pipeline/body.ts): the file is not charged, whatever its size (the matrix's PNG

@@ -1,8 +1,8 @@
 /*
  * A box shrink by a whole factor: each output pixel the mean of a `factor` x `factor` block of input pixels (fewer at
- * the right and bottom edges, as a scaled decode's last blocks). gravity=auto's preview from a decode kept for the
- * conversion (src/pipeline/rows.ts): a block's mean is what a JPEG decoded at a smaller DCT scale gives (its DC), at a
- * fraction of the cost of Lanczos3 over the large image, which then resamples only the small one.
+ * the right and bottom edges). gravity=auto's preview from the rows its pass keeps for the conversion
+ * (src/pipeline/rows.ts): the block means first, at a fraction of the cost of Lanczos3 over the large image, which then
+ * resamples only the small one.
  */
 #include <stdlib.h>
 #include <string.h>

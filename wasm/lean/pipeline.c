@@ -303,11 +303,12 @@ EXPORT(px_frame) void px_frame(void) { pipe = frame_rows(); }
 /** RGBA pixels that JS keeps (and frees): a source that can be read twice. */
 EXPORT(px_pixels) void px_pixels(const uint8_t *rgba, int width, int height, int alpha) { pipe = rows_of_buffer(rgba, width, height, alpha); }
 /**
- * A source's rows collected by px_to_rgba and kept in the instance (gravity=auto's preview pass, rows.ts): opaque, read
- * as often as the conversion builds its pipeline, left to the caller (the instance's reset frees it with the rest).
+ * Rows collected by px_to_rgba and kept in the instance (gravity=auto's pass, rows.ts: the image resized as the
+ * conversion resizes it), read as often as the conversion builds its pipeline, left to the caller (the instance's reset
+ * frees it with the rest).
  */
-EXPORT(px_kept) void px_kept(const uint8_t *rgba, int width, int height, int grey) {
-  pipe = rows_of_buffer(rgba, width, height, 0);
+EXPORT(px_kept) void px_kept(const uint8_t *rgba, int width, int height, int grey, int alpha) {
+  pipe = rows_of_buffer(rgba, width, height, alpha);
   pipe->grey = grey;
 }
 
@@ -332,7 +333,7 @@ EXPORT(px_flatten) void px_flatten(int r, int g, int b) {
 /** Filters after the resample (op_blur.c, op_sharpen.c, op_adjust.c). */
 EXPORT(px_blur) void px_blur(double sigma) { pipe = rows_blur(built(), sigma); }
 EXPORT(px_sharpen) void px_sharpen(double sigma, double amount) { pipe = rows_sharpen(built(), sigma, amount); }
-/** gravity=auto's preview from a kept decode (op_shrink.c): the mean of factor x factor blocks. */
+/** gravity=auto's preview from the rows its pass keeps (op_shrink.c): the mean of factor x factor blocks. */
 EXPORT(px_shrink) void px_shrink(int factor) { pipe = rows_shrink(built(), factor); }
 EXPORT(px_adjust) void px_adjust(double brightness, double contrast, double gamma, double saturation) {
   pipe = rows_adjust(built(), brightness, contrast, gamma, saturation);
