@@ -26,6 +26,7 @@
 
 #include "lean.h"
 #include "libdeflate.h"
+#include "palette_set.h"
 #include "pipeline.h"
 
 /* The output goes to JS as it is made (`write_output` copies it out), so the instance never holds the file. */
@@ -33,8 +34,6 @@ __attribute__((import_module("env"), import_name("write_output"))) void js_write
 
 /* Filtered bytes per chunk: large enough that the 32 KiB of history a chunk starts without costs little. */
 #define CHUNK_BYTES (1u << 20)
-/* A table of colours twice the palette's size, so that probing stays short. */
-#define SLOTS 512
 /* Strategies (bits of png_sink's `strategies`): the five PNG filters on every row, or a choice per row. */
 enum { FILTER_NONE, FILTER_SUB, FILTER_UP, FILTER_AVERAGE, FILTER_PAETH, CHOOSE_MINSUM, CHOOSE_ENTROPY, STRATEGIES };
 /* libdeflate's level for the trials between strategies: its fastest. Against level 4 (before) on six held-out images,
@@ -45,38 +44,14 @@ enum { FILTER_NONE, FILTER_SUB, FILTER_UP, FILTER_AVERAGE, FILTER_PAETH, CHOOSE_
 /* What png_analyse saw, for png_sink. */
 static struct {
   int width, height, ready;
-  int colours; /* distinct RGBA values, 257 once there are more than a palette holds */
+  PaletteSet set; /* the distinct RGBA values */
   int transparent; /* some alpha below 255 */
   int colour;      /* some pixel with R, G and B not all equal */
   uint8_t grey_levels[32]; /* which grey values occur (a bitmap), while every pixel is grey */
-  uint32_t slot_rgba[SLOTS];
-  uint32_t slot_count[SLOTS]; /* 0: an empty slot */
-  uint8_t slot_index[SLOTS];
   int lossy_palette; /* the rows are mapped to quant.c's palette (png_analyse_palette) */
 } seen;
 
 static inline uint32_t pack(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
-
-static inline unsigned slot_of(uint32_t rgba) {
-  unsigned s = (rgba * 2654435761u) >> 23; /* 9 bits: SLOTS */
-  while (seen.slot_count[s] && seen.slot_rgba[s] != rgba) s = (s + 1) & (SLOTS - 1);
-  return s;
-}
-
-/* Count one colour; returns 0 once there are more than 256. */
-static inline int count(uint32_t rgba, uint32_t n) {
-  const unsigned s = slot_of(rgba);
-  if (!seen.slot_count[s]) {
-    if (seen.colours == 256) {
-      seen.colours = 257;
-      return 0;
-    }
-    seen.colours++;
-    seen.slot_rgba[s] = rgba;
-  }
-  seen.slot_count[s] += n;
-  return 1;
-}
 
 /* Whether a pixel has alpha below 255, and whether it is grey (which grey value, then) or not. */
 static inline void note_alpha_and_grey(const uint8_t *p) {
@@ -109,11 +84,11 @@ void png_analyse(Rows *in) {
         n++;
         continue;
       }
-      counting = count(run, n);
+      counting = palette_count(&seen.set, run, n);
       run = rgba;
       n = 1;
     }
-    if (counting) counting = count(run, n);
+    if (counting) counting = palette_count(&seen.set, run, n);
   }
   in->close(in);
   seen.ready = 1;
@@ -133,7 +108,7 @@ void png_analyse_palette(void) {
   seen.lossy_palette = 1;
   for (int c = 0; c < size; c++) {
     note_alpha_and_grey(rgba[c]);
-    count(pack(rgba[c]), counts[c] ? counts[c] : 1);
+    palette_count(&seen.set, pack(rgba[c]), counts[c] ? counts[c] : 1);
   }
   seen.ready = 1;
 }
@@ -162,30 +137,30 @@ static int grey_depth(void) {
 
 static int order_entries(const void *a, const void *b) {
   const unsigned sa = *(const unsigned *)a, sb = *(const unsigned *)b;
-  const uint8_t alpha_a = seen.slot_rgba[sa] >> 24, alpha_b = seen.slot_rgba[sb] >> 24;
+  const uint8_t alpha_a = seen.set.colour[sa] >> 24, alpha_b = seen.set.colour[sb] >> 24;
   /* Entries with alpha first (tRNS then stops at the last of them), then the most used first. */
   if ((alpha_a == 255) != (alpha_b == 255)) return alpha_a == 255 ? 1 : -1;
-  if (seen.slot_count[sa] != seen.slot_count[sb]) return seen.slot_count[sa] < seen.slot_count[sb] ? 1 : -1;
-  return seen.slot_rgba[sa] < seen.slot_rgba[sb] ? -1 : 1;
+  if (seen.set.count[sa] != seen.set.count[sb]) return seen.set.count[sa] < seen.set.count[sb] ? 1 : -1;
+  return seen.set.colour[sa] < seen.set.colour[sb] ? -1 : 1;
 }
 
 static Layout choose_layout(void) {
   Layout l;
   memset(&l, 0, sizeof l);
-  const int palette = seen.colours <= 256;
-  const int palette_depth = seen.colours <= 2 ? 1 : seen.colours <= 4 ? 2 : seen.colours <= 16 ? 4 : 8;
+  const int palette = seen.set.colours <= 256;
+  const int palette_depth = seen.set.colours <= 2 ? 1 : seen.set.colours <= 4 ? 2 : seen.set.colours <= 16 ? 4 : 8;
   if (!seen.colour && !seen.transparent && (!palette || grey_depth() <= palette_depth)) {
     l.type = 0;
     l.depth = grey_depth();
     l.channels = 1;
   } else if (palette) {
     unsigned order[256], n = 0;
-    for (unsigned s = 0; s < SLOTS; s++)
-      if (seen.slot_count[s]) order[n++] = s;
+    for (unsigned s = 0; s < PALETTE_SLOTS; s++)
+      if (seen.set.count[s]) order[n++] = s;
     qsort(order, n, sizeof order[0], order_entries);
     for (unsigned i = 0; i < n; i++) {
-      const uint32_t rgba = seen.slot_rgba[order[i]];
-      seen.slot_index[order[i]] = (uint8_t)i;
+      const uint32_t rgba = seen.set.colour[order[i]];
+      seen.set.index[order[i]] = (uint8_t)i;
       l.plte[i * 3] = rgba & 255;
       l.plte[i * 3 + 1] = (rgba >> 8) & 255;
       l.plte[i * 3 + 2] = (rgba >> 16) & 255;
@@ -211,7 +186,7 @@ static void pack_row(const Layout *l, const uint8_t *rgba, uint8_t *out, int wid
     const int per_byte = 8 / l->depth, shift = 8 - l->depth;
     const int scale = 255 / ((1 << l->depth) - 1);
     for (int x = 0; x < width; x++, rgba += 4) {
-      const unsigned v = l->type == 3 ? seen.slot_index[slot_of(pack(rgba))] : (unsigned)rgba[0] / scale;
+      const unsigned v = l->type == 3 ? palette_index(&seen.set, pack(rgba)) : (unsigned)rgba[0] / scale;
       out[x / per_byte] |= (uint8_t)(v << (shift - (x % per_byte) * l->depth));
     }
   } else if (l->type == 3) {
@@ -219,7 +194,7 @@ static void pack_row(const Layout *l, const uint8_t *rgba, uint8_t *out, int wid
     uint8_t index = 0;
     for (int x = 0; x < width; x++, rgba += 4) {
       const uint32_t rgba32 = pack(rgba);
-      if (rgba32 != last) index = seen.slot_index[slot_of(last = rgba32)];
+      if (rgba32 != last) index = (uint8_t)palette_index(&seen.set, last = rgba32);
       out[x] = index;
     }
   } else if (l->channels == 4) {

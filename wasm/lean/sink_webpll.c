@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "lean.h"
+#include "palette_set.h"
 #include "pipeline.h"
 
 __attribute__((import_module("env"), import_name("write_output"))) void js_write_output(const uint8_t *bytes, size_t length);
@@ -39,7 +40,6 @@ __attribute__((import_module("env"), import_name("write_output"))) void js_write
 /* Colour cache sizes tried while counting (bits; 0: no cache). */
 static const int cache_tries[] = {0, 4, 6, 8, 10};
 #define TRIES ((int)(sizeof cache_tries / sizeof cache_tries[0]))
-#define SLOTS 512
 #define OUT_CHUNK (1 << 16)
 
 typedef struct {
@@ -49,9 +49,7 @@ typedef struct {
 /* What the passes learn, for the next. */
 static struct {
   int width, height, stage; /* stage: 1 analysed, 2 counted */
-  int colours;              /* 257: more than a palette holds */
-  uint32_t slot_argb[SLOTS];
-  int16_t slot_index[SLOTS]; /* -1: empty */
+  PaletteSet set;           /* the distinct ARGB values */
   uint32_t palette[256];
   int transparent;
   int cache_bits;
@@ -63,12 +61,6 @@ static struct {
 
 /* A pixel as ARGB; a fully transparent one as 0, whatever its colour (as libwebp does unless told to keep it exact). */
 static inline uint32_t argb_of(const uint8_t *p) { return p[3] ? (uint32_t)p[3] << 24 | (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2] : 0; }
-
-static inline unsigned slot_of(uint32_t argb) {
-  unsigned s = (argb * 2654435761u) >> 23;
-  while (ll.slot_index[s] >= 0 && ll.slot_argb[s] != argb) s = (s + 1) & (SLOTS - 1);
-  return s;
-}
 
 static void forget(void) {
   free(ll.modes);
@@ -88,36 +80,29 @@ void webpll_analyse(Rows *in) {
   forget();
   ll.width = in->width;
   ll.height = in->height;
-  for (int s = 0; s < SLOTS; s++) ll.slot_index[s] = -1;
-  for (int y = 0; y < in->height && ll.colours <= 256; y++) {
+  for (int y = 0; y < in->height && ll.set.colours <= 256; y++) {
     const uint8_t *row = in->next(in);
     uint32_t last = ~argb_of(row);
-    for (int x = 0; x < in->width && ll.colours <= 256; x++) {
+    for (int x = 0; x < in->width && ll.set.colours <= 256; x++) {
       const uint32_t c = argb_of(row + 4 * x);
       if (c == last) continue;
       last = c;
-      const unsigned s = slot_of(c);
-      if (ll.slot_index[s] >= 0) continue;
-      if (ll.colours < 256) {
-        ll.slot_argb[s] = c;
-        ll.slot_index[s] = 0;
-      }
-      ll.colours++;
+      palette_count(&ll.set, c, 1);
     }
   }
   in->close(in);
-  if (ll.colours <= 256) {
+  if (ll.set.colours <= 256) {
     /* Ascending ARGB: neighbouring entries differ little, so the palette's deltas are cheap. */
     int n = 0;
-    for (int s = 0; s < SLOTS; s++)
-      if (ll.slot_index[s] >= 0) ll.palette[n++] = ll.slot_argb[s];
+    for (int s = 0; s < PALETTE_SLOTS; s++)
+      if (ll.set.count[s]) ll.palette[n++] = ll.set.colour[s];
     for (int i = 1; i < n; i++)
       for (int j = i; j > 0 && ll.palette[j - 1] > ll.palette[j]; j--) {
         const uint32_t t = ll.palette[j];
         ll.palette[j] = ll.palette[j - 1];
         ll.palette[j - 1] = t;
       }
-    for (int i = 0; i < n; i++) ll.slot_index[slot_of(ll.palette[i])] = (int16_t)i;
+    for (int i = 0; i < n; i++) ll.set.index[palette_slot(&ll.set, ll.palette[i])] = (uint8_t)i;
   }
   ll.stage = 1;
 }
@@ -708,14 +693,14 @@ static uint32_t *buffer_rows(Coder *c, int64_t pixels) {
   return at;
 }
 
-static inline uint32_t index_of(uint32_t argb) { return (uint32_t)ll.slot_index[slot_of(argb)]; }
+static inline uint32_t index_of(uint32_t argb) { return palette_index(&ll.set, argb); }
 
 static int bundle_bits(int colours) { return colours <= 2 ? 3 : colours <= 4 ? 2 : colours <= 16 ? 1 : 0; }
 
 /* Both later passes: every row through the transforms into the coder. */
 static void run(Rows *in, Coder *c) {
-  const int w = in->width, h = in->height, palette = ll.colours <= 256;
-  const int xbits = palette ? bundle_bits(ll.colours) : 0;
+  const int w = in->width, h = in->height, palette = ll.set.colours <= 256;
+  const int xbits = palette ? bundle_bits(ll.set.colours) : 0;
   const int cw = (w + (1 << xbits) - 1) >> xbits;
   c->width = cw;
   c->unit = palette ? UNIT_PALETTE : UNIT_ARGB;
@@ -788,9 +773,9 @@ void webpll_count(Rows *in, int effort) {
   if (ll.stage != 1 || ll.width != in->width || ll.height != in->height) fail("webpll_count: the rows were not analysed");
   residual_costs();
   short_codes();
-  if (ll.colours <= 256) {
+  if (ll.set.colours <= 256) {
     for (int i = 0; i < 256; i++)
-      if (ll.palette[i] < 0xff000000u && i < ll.colours) ll.transparent = 1;
+      if (ll.palette[i] < 0xff000000u && i < ll.set.colours) ll.transparent = 1;
   } else {
     ll.blocks_x = (in->width + BAND - 1) >> BLOCK_BITS;
     ll.blocks_y = (in->height + BAND - 1) >> BLOCK_BITS;
@@ -862,13 +847,13 @@ size_t webpll_sink(Rows *in, int effort) {
   put_bits((uint32_t)(h - 1), 14);
   put_bits((uint32_t)ll.transparent, 1);
   put_bits(0, 3);
-  if (ll.colours <= 256) {
+  if (ll.set.colours <= 256) {
     put_bits(1, 1);
     put_bits(3, 2);
-    put_bits((uint32_t)(ll.colours - 1), 8);
+    put_bits((uint32_t)(ll.set.colours - 1), 8);
     uint32_t delta[256];
-    for (int i = 0; i < ll.colours; i++) delta[i] = i ? residual(ll.palette[i], ll.palette[i - 1]) : ll.palette[0];
-    write_subimage(delta, ll.colours);
+    for (int i = 0; i < ll.set.colours; i++) delta[i] = i ? residual(ll.palette[i], ll.palette[i - 1]) : ll.palette[0];
+    write_subimage(delta, ll.set.colours);
   } else {
     put_bits(1, 1);
     put_bits(2, 2); /* subtract green */
