@@ -227,50 +227,46 @@ export function pixelProbes(bytes: Uint8Array): PixelProbes & { kept?: KeptWindo
     smartCrop(header, region, width, height, keep) {
       if (!hasRowSource(header)) return { x: Math.floor((region.width - width) / 2), y: Math.floor((region.height - height) / 2) }
       const { lean, run } = leanPass(header)
-      const upright = uprightSize(header)
-      if (keep) {
-        const { rows, colourConverted, preview } = run(() => {
-          openSource(lean, bytes, header, keep.scale)
-          const colourConverted = keep.colour ? lean.colourRows() : false
-          lean.orientRows(header.orientation)
-          const size = keep.resized?.size ?? region
-          const { crop } = fitToDecoded({ crop: region, resize: size, canvas: size }, upright, lean.rowsSize())
-          lean.cropRows(crop)
-          if (keep.resized) lean.resizeRows(size.width, size.height)
-          const rows = lean.rowsToKept()
-          lean.rowsFromKept(rows)
-          return { rows, colourConverted, preview: previewOfRows(lean) }
+      if (!keep) {
+        // the smallest decode that leaves the region at least the preview's size
+        const long = Math.max(region.width, region.height)
+        const least = header.format === 'jpeg' || (header.format === 'webp' && header.frames === 1) ? [1, 2, 4, 8].find((s) => (long * s) / 8 >= PREVIEW_SIDE) ?? 8 : 8
+        const preview = run(() => {
+          openRegion(lean, bytes, header, least, region)
+          return previewOfRows(lean)
         })
-        // the window in the kept pixels: the output's size where they are resized, the crop's at the decode's scale else
-        const fx = rows.width / region.width
-        const fy = rows.height / region.height
-        const window = keep.resized?.window ?? { width: Math.min(rows.width, Math.round(width * fx)), height: Math.min(rows.height, Math.round(height * fy)) }
-        const at = placeOn(preview, rows, window.width, window.height)
-        probes.kept = { rows, window: { ...at, ...window }, colourConverted }
-        return {
-          x: Math.max(0, Math.min(region.width - width, Math.round(at.x / fx))),
-          y: Math.max(0, Math.min(region.height - height, Math.round(at.y / fy))),
-        }
+        return placeOn(preview, region, width, height)
       }
-      const long = Math.max(region.width, region.height)
-      // the smallest decode that leaves the region at least the preview's size
-      const least = header.format === 'jpeg' || (header.format === 'webp' && header.frames === 1) ? [1, 2, 4, 8].find((s) => (long * s) / 8 >= PREVIEW_SIDE) ?? 8 : 8
-      const f = Math.min(1, PREVIEW_SIDE / long)
-      const size = { width: Math.max(1, Math.round(region.width * f)), height: Math.max(1, Math.round(region.height * f)) }
-      const preview = run(() => {
-        openSource(lean, bytes, header, least)
-        lean.orientRows(header.orientation)
-        const geometry: Geometry = { crop: region, resize: size, canvas: size }
-        const { crop } = fitToDecoded(geometry, upright, lean.rowsSize())
-        lean.cropRows(crop)
-        lean.resizeRows(size.width, size.height)
-        const image = lean.rowsToRgba()
-        return new ImageData(image.data.slice(), image.width, image.height)
+      const { rows, colourConverted, preview } = run(() => {
+        const colourConverted = openRegion(lean, bytes, header, keep.scale, region, keep.colour)
+        if (keep.resized) lean.resizeRows(keep.resized.size.width, keep.resized.size.height)
+        const rows = lean.rowsToKept()
+        lean.rowsFromKept(rows)
+        return { rows, colourConverted, preview: previewOfRows(lean) }
       })
-      return placeOn(preview, region, width, height)
+      // the window in the kept pixels: the output's size where they are resized, the crop's at the decode's scale else
+      const fx = rows.width / region.width
+      const fy = rows.height / region.height
+      const window = keep.resized?.window ?? { width: Math.min(rows.width, Math.round(width * fx)), height: Math.min(rows.height, Math.round(height * fy)) }
+      const at = placeOn(preview, rows, window.width, window.height)
+      probes.kept = { rows, window: { ...at, ...window }, colourConverted }
+      return {
+        x: Math.max(0, Math.min(region.width - width, Math.round(at.x / fx))),
+        y: Math.max(0, Math.min(region.height - height, Math.round(at.y / fy))),
+      }
     },
   }
   return probes
+}
+
+/** The source at `scale`, its colours to sRGB where `colour` (returns whether that converted them), turned and cut to `region`. */
+function openRegion(lean: LeanCodec, bytes: Uint8Array, header: ImageHeader, scale: number, region: Rect, colour = false): boolean {
+  openSource(lean, bytes, header, scale)
+  const converted = colour ? lean.colourRows() : false
+  lean.orientRows(header.orientation)
+  const { crop } = fitToDecoded({ crop: region, resize: region, canvas: region }, uprightSize(header), lean.rowsSize())
+  lean.cropRows(crop)
+  return converted
 }
 
 /** The top-left corner of gravity=auto's `width` x `height` window in `area`, of which `preview` is a smaller picture. */
