@@ -18,7 +18,7 @@ export interface Transforms {
   geometry: Geometry
   /** The part of the turned image that trim kept. */
   region: Rect
-  /** gravity=auto's window, where it cropped (in the turned image: X-Crop). */
+  /** gravity=auto's window, where it cropped, in the image after trim and the turn (X-Crop). */
   chosen?: Rect | undefined
   /** gravity=auto crops, and its window is still to be placed (placeAuto): the geometry's crop is the centred one. */
   auto: boolean
@@ -104,7 +104,7 @@ export function placeAuto(transforms: Transforms, probes: PixelProbes, keep?: Ke
   const { crop } = geometry
   const at = probes.smartCrop(header, region, crop.width, crop.height, keep)
   const window = { ...crop, x: at.x + region.x, y: at.y + region.y }
-  return { ...transforms, geometry: { ...geometry, crop: window }, chosen: window, auto: false }
+  return { ...transforms, geometry: { ...geometry, crop: window }, chosen: { ...crop, ...at }, auto: false }
 }
 
 /** The region trim keeps, in the turned image: edges given before the turn by rotate/flip, or the box inside a border. */

@@ -78,6 +78,19 @@ describe('gravity=auto', () => {
     expect(Buffer.from(auto.data).equals(Buffer.from(trimmed.data))).toBe(true)
   })
 
+  it('names the window in pixels of the trimmed image', async () => {
+    // photo.jpg (480x300) less 100 px on the left is 380x300: a 100 px cover keeps a 300x300 window of it
+    const res = await compress(fixture('photo.jpg'), { format: 'png', width: 100, height: 100, fit: 'cover', gravity: 'auto', trim: '0;0;0;100' })
+    const auto = (await decode(await okBytes(res))).image
+    const [x, y, width, height] = res.headers.get('x-crop')!.split(',').map(Number) as [number, number, number, number]
+    expect([y, width, height]).toEqual([0, 300, 300])
+    expect(x).toBeLessThanOrEqual(80)
+    // the same window trimmed from the whole photo
+    const trim = `0;${380 - x - width};0;${100 + x}`
+    const trimmed = (await decode(await okBytes(await compress(fixture('photo.jpg'), { format: 'png', width: 100, height: 100, fit: 'cover', trim })))).image
+    expect(Buffer.from(auto.data).equals(Buffer.from(trimmed.data))).toBe(true)
+  })
+
   it('leaves X-Crop out when nothing is cropped', async () => {
     const res = await compress(fixture('transform/source.png'), { format: 'png', width: 80, gravity: 'auto' })
     await okBytes(res)
