@@ -28,9 +28,9 @@ export type Trim = { top: number; right: number; bottom: number; left: number } 
 
 const trim = z
   .string()
-  .regex(/^(border(:\d{1,3})?|\d{1,5};\d{1,5};\d{1,5};\d{1,5})$/, 'must be top;right;bottom;left in pixels (such as 10;0;10;0), border, or border:<tolerance 0-255>')
+  .regex(/^(border(:(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))?|\d{1,5};\d{1,5};\d{1,5};\d{1,5})$/, 'must be top;right;bottom;left in pixels (such as 10;0;10;0), border, or border:<tolerance 0-255>')
   .transform((value): Trim => {
-    if (value.startsWith('border')) return { border: Math.min(255, Number(value.split(':')[1] ?? DEFAULT_BORDER_TOLERANCE)) }
+    if (value.startsWith('border')) return { border: Number(value.split(':')[1] ?? DEFAULT_BORDER_TOLERANCE) }
     const [top, right, bottom, left] = value.split(';').map(Number)
     return { top: top!, right: right!, bottom: bottom!, left: left! }
   })
