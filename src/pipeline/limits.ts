@@ -413,18 +413,23 @@ export function planConversion(
   const sampledWhole = columns.length === 1 && rows.length === 1
   const checks = route.autoQuality && !route.fitTo && !sampledWhole && route.route !== 'frames' && hasRowSource(header) && fits(checked)
   const plan = checks ? checked : route
-  // gravity=auto's pass as the conversion's start, its rows kept for it, where that fits beside the rest (and leaves the
-  // lean memory, which the isolate keeps, within KEEP_MAX_MIB)
+  // gravity=auto's pass as the conversion's start, its rows kept for it, where that fits beside the rest and the rows
+  // are at most KEPT_MAX_MIB
   const kept = { ...plan, kept: preview }
-  return preview && plan.route === 'rows' && header.streamed !== true && fits(kept) && estimateMiB(kept) <= KEEP_MAX_MIB ? kept : plan
+  return preview && plan.route === 'rows' && header.streamed !== true && keptMiB(kept) <= KEPT_MAX_MIB && fits(kept) ? kept : plan
 }
 
 /**
- * The largest estimate (MiB, first request) at which gravity=auto's pass keeps rows for the conversion. Keeping them
- * saves a second decode of the file (a 12 MP JPEG's at 1/8: about 30 ms) at 4 MiB per kept MP of lean memory, which
- * stays with the isolate (see MOZJPEG_MAX_MIB): a 12 MP JPEG to a 1600 px WebP cover keeps 2133x1600 (3.4 MP).
+ * The most lean memory (MiB) gravity=auto's pass keeps rows in for the conversion: 8 MP, a 4K output's. Keeping them
+ * saves a second decode of the file (a 12 MP JPEG's at 1/8, about 30 ms; a 12 MP photo PNG's, all of it, about 200)
+ * at 4 MiB per kept MP, which stays with the isolate (see MOZJPEG_MAX_MIB): a 12 MP JPEG to a 1600 px WebP cover keeps
+ * 2133x1600 (3.4 MP, 13 MiB).
  */
-export const KEEP_MAX_MIB = 80
+export const KEPT_MAX_MIB = 32
+
+/** The lean memory of the rows gravity=auto's pass keeps for the conversion (`rows.keptPerMP`). */
+const keptMiB = ({ kept, decodedPixels }: ConversionPlan): number =>
+  kept ? (MEMORY_MODEL.rows.keptPerMP * (kept === 'decoded' ? decodedPixels : kept.width * kept.height)) / 1e6 : 0
 
 function planRoute(header: ImageHeader, format: OutputFormat, geometry: Geometry, settings: EncodeSettings, limits: Limits, leanResidentMiB: number, preview: boolean): ConversionPlan {
   const { crop, resize, canvas } = geometry
@@ -634,7 +639,7 @@ function rowsLeanMiB(plan: ConversionPlan, progressive: number): number {
   // back. (The body buffer it gives back then, src/pipeline/convert.ts, is not counted: photo PNGs to AVIF measured
   // 5-20 MiB lower after it, not their file's size less; a 36 MP one to 2048 px 98.2-115.2 against 117.5-120.8.)
   const reused = avif ? Math.min(progressive, avif.baseMiB + avif.perMP * outMP) : 0
-  const kept = plan.kept ? (r.keptPerMP * (plan.kept === 'decoded' ? plan.decodedPixels : plan.kept.width * plan.kept.height)) / 1e6 : 0
+  const kept = keptMiB(plan)
   return rowsSourceMiB(plan, progressive) - reused + kept + answer + palette + passes + sink.baseMiB + sink.perMP * outMP
 }
 

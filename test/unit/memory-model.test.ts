@@ -350,7 +350,11 @@ describe('memory model', () => {
     ['jpeg', 'webp', 16, 1600, 46.2, 2.55],
     ['jpeg', 'webp', 24, 1600, 47.9, 3.85],
     ['jpeg', 'jpeg', 24, 1600, 40.7, 3.85],
-    ['pjpeg', 'webp', 24, 1600, 51.3, 3.75],
+    ['pjpeg', 'webp', 24, 1600, 60.8, 3.75],
+    ['pjpeg', 'avif', 24, 1600, 82.7, 3.75],
+    ['png', 'webp', 12, 1600, 65.3, 20.8],
+    ['png', 'avif', 12, 1600, 85.2, 20.8],
+    ['png', 'jpeg', 24, 1600, 83.8, 41.7],
   ]
   const previewed = (input: Input, format: OutputFormat, mp: keyof typeof SIZES, side: number, fileMiB: number) => {
     const [w, h] = SIZES[mp]
@@ -366,7 +370,7 @@ describe('memory model', () => {
     })
   }
 
-  it("keeps gravity=auto's rows, the image resized as the crop is, charged by their size, where that stays within KEEP_MAX_MIB", () => {
+  it("keeps gravity=auto's rows, the image resized as the crop is, charged by their size, where they are at most KEPT_MAX_MIB", () => {
     const kept = previewed('jpeg', 'webp', 12, 1600, 1.95)
     // 4032x3024 to a 1600 px cover: 2133x1600 of RGBA, 4 MiB per kept MP
     expect(kept.kept).toEqual({ width: 2133, height: 1600 })
@@ -378,8 +382,10 @@ describe('memory model', () => {
     const small = previewed('jpeg', 'webp', 12, 150, 1.95)
     expect([small.kept, small.scale]).toEqual(['decoded', 1])
     expect(estimateMiB(small) - estimateMiB({ ...small, kept: undefined })).toBeCloseTo((4 * 504 * 378) / 1e6, 5)
-    // 50 MP to a 6000 px square keeps 8000x6000 (192 MB): the preview is decoded on its own
-    expect(previewed('jpeg', 'webp', 50, 6000, 12).kept).toBeUndefined()
+    // a 12 MP photo PNG (a 20 MiB file) to a 1600 px cover keeps them too
+    expect(previewed('png', 'webp', 12, 1600, 20).kept).toEqual({ width: 2133, height: 1600 })
+    // 12 MP to a 3000 px square would keep 4000x3000 (46 MiB, over KEPT_MAX_MIB): the preview is decoded on its own
+    expect(previewed('jpeg', 'webp', 12, 3000, 1.95).kept).toBeUndefined()
   })
 
   // Photo PNGs read as they arrive (src/pipeline/body.ts): the file is not charged, whatever its size (the matrix's PNG
