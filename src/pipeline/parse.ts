@@ -95,11 +95,18 @@ export function collectFields(entries: Iterable<[string, string]>, into: Record<
   }
 }
 
-/** Validate option fields against the schema, turning zod's issues into one invalid_option answer. */
+/**
+ * Validate option fields against the schema, turning zod's issues into one invalid_option answer. An empty value is
+ * refused too: a number would read it as 0 (`brightness=` a black image, `saturation=` a grey one).
+ */
 export function parseOptions(fields: Record<string, string>): CompressOptions {
+  const empty = Object.keys(fields).filter((name) => fields[name]!.trim() === '')
   const result = CompressOptionsSchema.safeParse(fields)
-  if (result.success) return result.data
-  const errors = result.error.issues.map((issue) => describeIssue(issue))
+  if (result.success && empty.length === 0) return result.data
+  const errors = [
+    ...empty.map((option) => ({ option, message: 'an empty value (leave the option out for its default)' })),
+    ...(result.success ? [] : result.error.issues.filter((issue) => !empty.includes(String(issue.path[0]))).map((issue) => describeIssue(issue))),
+  ]
   throw new ApiError('invalid_option', errors.map((e) => `${e.option}: ${e.message}`).join('; '), {
     option: errors[0]?.option,
     errors,

@@ -97,6 +97,12 @@ describe('options', () => {
     expect(body.option).toBe('quality')
   })
 
+  it.each(['brightness', 'saturation', 'width', 'gravity', 'format'])('refuses an empty %s with 400 naming it, rather than reading it as 0', async (option) => {
+    const body = await expectProblem(await compress(fixture(PHOTO), `${option}=`), 'invalid_option', 400)
+    expect(body.option).toBe(option)
+    expect(body.detail).toContain('empty value')
+  })
+
   it('refuses an unknown format with 400 invalid_option', async () => {
     const body = await expectProblem(await compress(fixture(PHOTO), { format: 'bmp' }), 'invalid_option', 400)
     expect(body.option).toBe('format')
