@@ -414,9 +414,10 @@ export function planConversion(
   const checks = route.autoQuality && !route.fitTo && !sampledWhole && route.route !== 'frames' && hasRowSource(header) && fits(checked)
   const plan = checks ? checked : route
   // gravity=auto's pass as the conversion's start, its rows kept for it, where that fits beside the rest and the rows
-  // are at most KEPT_MAX_MIB
+  // are at most KEPT_MAX_MIB (MozJPEG's trellis per scan, whose lean memory MOZJPEG_MAX_MIB bounds, goes first)
   const kept = { ...plan, kept: preview }
-  return preview && plan.route === 'rows' && header.streamed !== true && keptMiB(kept) <= KEPT_MAX_MIB && fits(kept) ? kept : plan
+  const passesStayUnder = !kept.trellisPasses || estimateMiB(kept) <= MOZJPEG_MAX_MIB
+  return preview && plan.route === 'rows' && header.streamed !== true && keptMiB(kept) <= KEPT_MAX_MIB && passesStayUnder && fits(kept) ? kept : plan
 }
 
 /**

@@ -386,6 +386,15 @@ describe('memory model', () => {
     expect(previewed('png', 'webp', 12, 1600, 20).kept).toEqual({ width: 2133, height: 1600 })
     // 12 MP to a 3000 px square would keep 4000x3000 (46 MiB, over KEPT_MAX_MIB): the preview is decoded on its own
     expect(previewed('jpeg', 'webp', 12, 3000, 1.95).kept).toBeUndefined()
+    // MozJPEG's trellis per scan (effort 9) stays within MOZJPEG_MAX_MIB: a 12 MP JPEG to a 2400 px JPEG cover keeps the
+    // passes, and not the rows (3200x2400) that would take it over
+    const [w, h] = SIZES[12]
+    const geometry = planGeometry(w, h, { width: 2400, height: 2400, fit: 'cover', enlarge: false, gravity: 'auto' })
+    const header = { ...headerOf('jpeg', w, h), fileBytes: 1.95 * 2 ** 20 }
+    const passes = planConversion(header, 'jpeg', geometry, encodeSettings('jpeg', { effort: 9 }, 2400 * 2400, true), limitsOf(env), 0, { width: 3200, height: 2400 })
+    expect([passes.trellisPasses, passes.kept]).toEqual([true, undefined])
+    expect(estimateMiB(passes)).toBeLessThanOrEqual(MOZJPEG_MAX_MIB)
+    expect(estimateMiB({ ...passes, kept: { width: 3200, height: 2400 } })).toBeGreaterThan(MOZJPEG_MAX_MIB)
   })
 
   // Photo PNGs read as they arrive (src/pipeline/body.ts): the file is not charged, whatever its size (the matrix's PNG
