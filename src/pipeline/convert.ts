@@ -16,7 +16,7 @@ import { chooseOutput, formatCandidates } from './negotiate'
 import type { CompressOptions } from './options'
 import { byteLength, type Encoded, joined, type Outcome } from './respond'
 import { filtersOf } from './filters'
-import { convertRows, pixelProbes, type RowsInput, sampleRows, scoreRows } from './rows'
+import { convertRows, pixelProbes, previewScale, type RowsInput, sampleRows, scoreRows } from './rows'
 import { keptSize, placeAuto, planTransforms } from './stages'
 import { readHeader, uprightSize } from './sniff'
 import { PendingBody } from './body'
@@ -176,7 +176,10 @@ export async function convertImage({ bytes: given, options, accept, filename }: 
   // what the answer carries besides pixels (metadata=none: nothing), from the input's header data (before gravity=auto's
   // pass, which converts the colours of what it keeps unless a profile travels with them)
   const metadata = await metadataFor(bytes, header, options.metadata)
-  const keep = plan.kept ? { resized, scale: plan.scale, colour: !metadata.icc } : undefined
+  // (a decode kept as it is must leave the preview its 256 px: a thumbnail's decode at 1/8 may not, and its preview is
+  // then a decode of its own)
+  const keepsDecode = plan.kept === 'decoded' && plan.scale >= previewScale(header, transforms.region)
+  const keep = plan.kept && (resized || keepsDecode) ? { resized, scale: plan.scale, colour: !metadata.icc } : undefined
   const { geometry: placed, chosen } = placeAuto(transforms, probes, keep)
   const geometry = { ...placed, filters: centred.filters }
   const trimsBorder = options.trim !== undefined && 'border' in options.trim

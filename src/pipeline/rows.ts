@@ -228,11 +228,8 @@ export function pixelProbes(bytes: Uint8Array): PixelProbes & { kept?: KeptWindo
       if (!hasRowSource(header)) return { x: Math.floor((region.width - width) / 2), y: Math.floor((region.height - height) / 2) }
       const { lean, run } = leanPass(header)
       if (!keep) {
-        // the smallest decode that leaves the region at least the preview's size
-        const long = Math.max(region.width, region.height)
-        const least = header.format === 'jpeg' || (header.format === 'webp' && header.frames === 1) ? [1, 2, 4, 8].find((s) => (long * s) / 8 >= PREVIEW_SIDE) ?? 8 : 8
         const preview = run(() => {
-          openRegion(lean, bytes, header, least, region)
+          openRegion(lean, bytes, header, previewScale(header, region), region)
           return previewOfRows(lean)
         })
         return placeOn(preview, region, width, height)
@@ -257,6 +254,16 @@ export function pixelProbes(bytes: Uint8Array): PixelProbes & { kept?: KeptWindo
     },
   }
   return probes
+}
+
+/**
+ * The smallest decode scale (eighths) that leaves `region` at least PREVIEW_SIDE on its longer side: a JPEG's DCT
+ * scales, a still WebP's rescale; 8 for the other sources.
+ */
+export function previewScale(header: ImageHeader, region: Rect): number {
+  const long = Math.max(region.width, region.height)
+  const scaled = header.format === 'jpeg' || (header.format === 'webp' && header.frames === 1)
+  return scaled ? ([1, 2, 4, 8].find((s) => (long * s) / 8 >= PREVIEW_SIDE) ?? 8) : 8
 }
 
 /** The source at `scale`, its colours to sRGB where `colour` (returns whether that converted them), turned and cut to `region`. */

@@ -78,6 +78,20 @@ describe('gravity=auto', () => {
     expect(Buffer.from(auto.data).equals(Buffer.from(trimmed.data))).toBe(true)
   })
 
+  it('places a thumbnail’s window on a preview of 256 px, as a larger cover’s', async () => {
+    // large.jpg (1200x750): a 50 px cover decodes at 1/8 (150x94), too small for the preview, which decodes at 1/4 as
+    // the 120 px cover's conversion does
+    const cropAt = async (side: number) => {
+      const res = await compress(fixture('large.jpg'), { format: 'png', width: side, height: side, fit: 'cover', gravity: 'auto' })
+      await okBytes(res)
+      return res.headers.get('x-crop')!.split(',').map(Number) as [number, number, number, number]
+    }
+    const [thumb, larger] = [await cropAt(50), await cropAt(120)]
+    expect(thumb.slice(1)).toEqual([0, 750, 750])
+    // (one preview pixel is about 5 px of the image)
+    expect(Math.abs(thumb[0] - larger[0])).toBeLessThanOrEqual(10)
+  })
+
   it('names the window in pixels of the trimmed image', async () => {
     // photo.jpg (480x300) less 100 px on the left is 380x300: a 100 px cover keeps a 300x300 window of it
     const res = await compress(fixture('photo.jpg'), { format: 'png', width: 100, height: 100, fit: 'cover', gravity: 'auto', trim: '0;0;0;100' })
