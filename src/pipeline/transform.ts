@@ -72,7 +72,8 @@ export function planGeometry(
         width: cropWidth,
         height: cropHeight,
       }
-      const size = { width: Math.min(width, round(cropWidth * scale)), height: Math.min(height, round(cropHeight * scale)) }
+      // (the box itself where the crop is scaled to cover it: a crop rounded to whole pixels, scaled up, would miss it)
+      const size = scale < wanted ? { width: Math.min(width, round(cropWidth * scale)), height: Math.min(height, round(cropHeight * scale)) } : { width, height }
       return { crop, resize: size, canvas: size }
     }
     case 'crop': {

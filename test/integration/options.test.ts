@@ -146,6 +146,12 @@ describe('options', () => {
     expect(await dims(PHOTO, { width: 1000 })).toEqual([480, 300])
   })
 
+  it('covers the box exactly when enlarging a small image with fit=cover', async () => {
+    const res = await compress(await greyPng(64, 16), { width: 400, height: 300, fit: 'cover', enlarge: true, format: 'png' })
+    const { image } = await decode(await okBytes(res))
+    expect([image.width, image.height]).toEqual([400, 300])
+  })
+
   it('upscales with enlarge=true', async () => {
     expect(await dims(PHOTO, { width: 960, enlarge: true })).toEqual([960, 600])
   })

@@ -56,6 +56,13 @@ describe('planGeometry', () => {
     expect(plan(480, 300, { width: 1000, height: 1000, fit: 'cover', enlarge: true }).canvas).toEqual({ width: 1000, height: 1000 })
   })
 
+  it('covers the box exactly when enlarging a crop that rounds to whole pixels', () => {
+    // 64x16 to 400x300: the crop is 21.3x16 source pixels, 21x16 rounded, which scaled by 18.75 is 394 wide
+    const g = plan(64, 16, { width: 400, height: 300, fit: 'cover', enlarge: true })
+    expect(g.crop).toEqual({ x: 21, y: 0, width: 21, height: 16 })
+    expect(g.canvas).toEqual({ width: 400, height: 300 })
+  })
+
   it('never plans a zero-pixel side', () => {
     expect(plan(10000, 10, { width: 100 }).canvas).toEqual({ width: 100, height: 1 })
   })
