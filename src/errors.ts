@@ -69,7 +69,9 @@ export class ApiError extends HTTPException {
   ) {
     super(ERRORS[code].status, { message: detail })
     this.code = code
-    this.extensions = extensions
+    // every invalid_option lists its errors, as the schema's do, also where one check found one
+    const listed = code === 'invalid_option' && typeof extensions.option === 'string' && extensions.errors === undefined
+    this.extensions = listed ? { ...extensions, errors: [{ option: extensions.option, message: detail }] } : extensions
     this.headers = headers
   }
 

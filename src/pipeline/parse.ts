@@ -113,11 +113,17 @@ export function parseOptions(fields: Record<string, string>): CompressOptions {
   })
 }
 
+/** An issue as a client reads it: the option, and what its value must be (zod's own words where they are plain). */
 function describeIssue(issue: z.core.$ZodIssue): { option: string; message: string } {
   if (issue.code === 'unrecognized_keys') {
     return { option: issue.keys.join(', '), message: `unknown option (known: ${Object.keys(CompressOptionsSchema.shape).join(', ')})` }
   }
-  return { option: issue.path.join('.') || '(options)', message: issue.message }
+  const option = issue.path.join('.') || '(options)'
+  if (issue.code === 'invalid_value') return { option, message: `must be one of ${issue.values.map(String).join(', ')}` }
+  if (issue.code === 'invalid_type' && issue.expected === 'number') return { option, message: 'must be a number' }
+  if (issue.code === 'too_big' && issue.origin === 'number') return { option, message: `must be at most ${issue.maximum}` }
+  if (issue.code === 'too_small' && issue.origin === 'number') return { option, message: `must be at least ${issue.minimum}` }
+  return { option, message: issue.message }
 }
 
 /** Content types a PNG may be sent as (none is a hint too). */

@@ -86,6 +86,15 @@ describe('options', () => {
     })
   }
 
+  it.each([
+    [{ quality: '101' }, 'quality: must be at most 100'],
+    [{ saturation: 'high' }, 'saturation: must be a number'],
+    [{ rotate: '45' }, 'rotate: must be one of 0, 90, 180, 270'],
+  ])('says in plain words what %o must be', async (query, detail) => {
+    const body = await expectProblem(await compress(fixture(PHOTO), query), 'invalid_option', 400)
+    expect(body.detail).toBe(detail)
+  })
+
   it('refuses an unknown option with 400 naming it', async () => {
     const body = await expectProblem(await compress(fixture(PHOTO), { qualty: 80 }), 'invalid_option', 400)
     expect(body.option).toBe('qualty')

@@ -48,6 +48,7 @@ describe('trim', () => {
   it('refuses a trim that leaves nothing, and a malformed one, with 400 invalid_option', async () => {
     const problem = await expectProblem(await compress(source(), { trim: '50;0;50;0' }), 'invalid_option', 400)
     expect(problem.detail).toContain('leaves nothing')
+    expect(problem.errors).toEqual([{ option: 'trim', message: problem.detail }])
     for (const trim of ['1;2;3', 'a;b;c;d', '-1;0;0;0', 'borders', 'border:256', 'border:300', 'border:-1', 'border:01x']) await expectProblem(await compress(source(), { trim }), 'invalid_option', 400)
   })
 
