@@ -14,7 +14,7 @@ import sharp from 'sharp'
 import '../wasm/imagedata.ts'
 import { LeanCodec } from '../wasm/lean.ts'
 import { MemoryCap } from '../wasm/cap.ts'
-import { bestWindow, PREVIEW_SIDE, saliency } from '../src/pipeline/smartcrop.ts'
+import { bestWindow, PREVIEW_SIDE } from '../src/pipeline/smartcrop.ts'
 import { makeInput, SIZES } from './lib/inputs.mjs'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -48,6 +48,12 @@ const pixels = (() => {
 const raw = Buffer.from(pixels.data.buffer)
 const sharpOf = () => sharp(raw, { raw: { width, height, channels: 4 } })
 
+// trim=border's case: the pixels inside a 64 px white frame, so that both find the frame and cut it
+const framed = await (async () => {
+  const { data, info } = await sharpOf().extend({ top: 64, bottom: 64, left: 64, right: 64, background: '#ffffff' }).raw().toBuffer({ resolveWithObject: true })
+  return new ImageData(new Uint8ClampedArray(data.buffer, data.byteOffset, data.length), info.width, info.height)
+})()
+
 /** The lean codec: the pixels copied in as a row source, `stages` added, every row collected (one copy in, one out). */
 const lean = (stages) => () => {
   const c = codec()
@@ -63,6 +69,15 @@ const CASES = [
   ['blur=50 (sigma 25, boxes)', lean((c) => c.blurRows(25)), () => sharpOf().blur(25).raw().toBuffer()],
   ['blur=250 (sigma 125, boxes)', lean((c) => c.blurRows(125)), () => sharpOf().blur(125).raw().toBuffer()],
   ['sharpen=2 (sigma 1)', lean((c) => c.sharpenRows(1, 0.7)), () => sharpOf().sharpen({ sigma: 1 }).raw().toBuffer()],
+  ['trim=border (a 64 px white frame)', () => {
+    const c = codec()
+    const ptr = c.pixelsIn(framed)
+    c.exports.px_pixels(ptr, framed.width, framed.height, 1)
+    const box = c.rowsBorderBox(10)
+    c.exports.px_pixels(ptr, framed.width, framed.height, 1)
+    c.cropRows(box)
+    c.rowsToRgba()
+  }, () => sharp(Buffer.from(framed.data.buffer), { raw: { width: framed.width, height: framed.height, channels: 4 } }).trim({ threshold: 10 }).raw().toBuffer()],
   ['brightness, contrast, gamma, saturation', lean((c) => c.adjustRows({ brightness: 1.2, contrast: 1.1, gamma: 1.2, saturation: 1.3 })), () => sharpOf().linear(1.32, -12.75).gamma(2.2, 2.64).modulate({ saturation: 1.3 }).raw().toBuffer()],
 ]
 
@@ -89,17 +104,45 @@ for (const [label, ours, theirs] of CASES) {
   console.log(`| ${label} | ${a.toFixed(0)} | ${b.toFixed(0)} | ${(a / b).toFixed(2)} |`)
 }
 
-// gravity=auto's pass when it decodes for itself: the JPEG decoded at 1/8, resized to the preview, scored, the window
-// found (src/pipeline/rows.ts; a small output's conversion takes its decode from this pass: scripts/gravity-auto-share.mjs)
-const smart = await best(() => {
+// From the JPEG to a 1600 px square's RGBA: gravity=auto as the conversion runs it (src/pipeline/rows.ts: the image
+// decoded and resized whole as the crop will be, kept; the preview from it, the map, the window; the window cut out)
+// against the centred crop, and sharp's attention strategy against its centred cover.
+const SIDE = 1600
+const centreCover = () => {
   const c = codec()
-  const { width: w, height: h } = c.rowsFromJpeg(jpeg, 1)
-  const f = PREVIEW_SIDE / Math.max(w, h)
-  const size = [Math.round(w * f), Math.round(h * f)]
-  c.resizeRows(size[0], size[1])
-  const preview = c.rowsToRgba()
-  bestWindow(saliency(new ImageData(new Uint8ClampedArray(preview.data), size[0], size[1])), size[0], size[1], size[1], size[1])
-})
-const attention = await best(() => sharp(jpeg).resize(1600, 1600, { fit: 'cover', position: sharp.strategy.attention }).raw().toBuffer())
-const centre = await best(() => sharp(jpeg).resize(1600, 1600, { fit: 'cover' }).raw().toBuffer())
-console.log(`\ngravity=auto at ${MP} MP: the preview pass ${smart.toFixed(0)} ms; sharp's attention strategy adds ${(attention - centre).toFixed(0)} ms to its 1600 px cover (${centre.toFixed(0)} ms)`)
+  c.rowsFromJpeg(jpeg, 8)
+  c.cropRows({ x: Math.floor((width - height) / 2), y: 0, width: height, height })
+  c.resizeRows(SIDE, SIDE)
+  c.rowsToRgba()
+}
+const autoCover = () => {
+  const c = codec()
+  c.rowsFromJpeg(jpeg, 8)
+  const keptWidth = Math.round((width * SIDE) / height)
+  c.resizeRows(keptWidth, SIDE)
+  const kept = c.rowsToKept()
+  c.rowsFromKept(kept)
+  let factor = 1
+  while (factor < 16 && keptWidth / (factor * 2) >= PREVIEW_SIDE) factor *= 2
+  if (factor > 1) c.shrinkRows(factor)
+  const [pw, ph] = [PREVIEW_SIDE, Math.round((PREVIEW_SIDE * SIDE) / keptWidth)]
+  c.resizeRows(pw, ph)
+  const rows = c.rowsToRgba()
+  const preview = new ImageData(rows.data.slice(), pw, ph)
+  const best = bestWindow(c.saliency(preview), pw, ph, Math.round((SIDE * pw) / keptWidth), ph)
+  c.rowsFromKept(kept)
+  c.cropRows({ x: Math.max(0, Math.min(keptWidth - SIDE, Math.round((best.x * keptWidth) / pw))), y: 0, width: SIDE, height: SIDE })
+  c.rowsToRgba()
+}
+const sharpCover = (position) => () => sharp(jpeg).resize(SIDE, SIDE, { fit: 'cover', position }).raw().toBuffer()
+if (ONLY.length === 0 || ONLY.some((word) => 'gravity=auto'.includes(word))) {
+  const t = { centre: Number.POSITIVE_INFINITY, auto: Number.POSITIVE_INFINITY, sharpCentre: Number.POSITIVE_INFINITY, attention: Number.POSITIVE_INFINITY }
+  for (let i = 0; i < RUNS; i++) {
+    t.centre = Math.min(t.centre, await best(centreCover, 1))
+    t.auto = Math.min(t.auto, await best(autoCover, 1))
+    t.sharpCentre = Math.min(t.sharpCentre, await best(sharpCover('centre'), 1))
+    t.attention = Math.min(t.attention, await best(sharpCover(sharp.strategy.attention), 1))
+  }
+  console.log(`| gravity=auto, from the JPEG to a ${SIDE} px square | ${t.auto.toFixed(0)} | ${t.attention.toFixed(0)} | ${(t.auto / t.attention).toFixed(2)} |`)
+  console.log(`\n(the centred cover: lean ${t.centre.toFixed(0)} ms, sharp ${t.sharpCentre.toFixed(0)}; gravity=auto adds ${(t.auto - t.centre).toFixed(0)} ms, sharp's attention strategy ${(t.attention - t.sharpCentre).toFixed(0)})`)
+}

@@ -14,7 +14,7 @@ import type { Encoded } from './respond'
 import type { Rect } from './orientation'
 import { type ImageHeader, readHeader, uprightSize } from './sniff'
 import { addFilters } from './filters'
-import { bestWindow, PREVIEW_SIDE, saliency } from './smartcrop'
+import { bestWindow, PREVIEW_SIDE } from './smartcrop'
 import type { PixelProbes } from './stages'
 import { fitToDecoded, type Geometry, hasTransparency, paddingColour } from './transform'
 
@@ -232,7 +232,7 @@ export function pixelProbes(bytes: Uint8Array): PixelProbes & { kept?: KeptWindo
           openRegion(lean, bytes, header, previewScale(header, region), region)
           return previewOfRows(lean)
         })
-        return placeOn(preview, region, width, height)
+        return placeOn(lean, preview, region, width, height)
       }
       const { rows, colourConverted, preview } = run(() => {
         const colourConverted = openRegion(lean, bytes, header, keep.scale, region, keep.colour)
@@ -245,7 +245,7 @@ export function pixelProbes(bytes: Uint8Array): PixelProbes & { kept?: KeptWindo
       const fx = rows.width / region.width
       const fy = rows.height / region.height
       const window = keep.resized?.window ?? { width: Math.min(rows.width, Math.round(width * fx)), height: Math.min(rows.height, Math.round(height * fy)) }
-      const at = placeOn(preview, rows, window.width, window.height)
+      const at = placeOn(lean, preview, rows, window.width, window.height)
       probes.kept = { rows, window: { ...at, ...window }, colourConverted }
       return {
         x: Math.max(0, Math.min(region.width - width, Math.round(at.x / fx))),
@@ -276,11 +276,14 @@ function openRegion(lean: LeanCodec, bytes: Uint8Array, header: ImageHeader, sca
   return converted
 }
 
-/** The top-left corner of gravity=auto's `width` x `height` window in `area`, of which `preview` is a smaller picture. */
-function placeOn(preview: ImageData, area: { width: number; height: number }, width: number, height: number): { x: number; y: number } {
+/**
+ * The top-left corner of gravity=auto's `width` x `height` window in `area`, of which `preview` is a smaller picture:
+ * the lean codec's saliency map of the preview (op_saliency.c), the window found on it (smartcrop.ts).
+ */
+function placeOn(lean: LeanCodec, preview: ImageData, area: { width: number; height: number }, width: number, height: number): { x: number; y: number } {
   const fx = preview.width / area.width
   const fy = preview.height / area.height
-  const best = bestWindow(saliency(preview), preview.width, preview.height, Math.round(width * fx), Math.round(height * fy))
+  const best = bestWindow(lean.saliency(preview), preview.width, preview.height, Math.round(width * fx), Math.round(height * fy))
   return {
     x: Math.max(0, Math.min(area.width - width, Math.round(best.x / fx))),
     y: Math.max(0, Math.min(area.height - height, Math.round(best.y / fy))),

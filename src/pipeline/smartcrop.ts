@@ -5,28 +5,14 @@
  * texture such as bark, foliage or moss is as busy as its surroundings, a subject's outline on a calmer background is
  * not), for a colour far from the colours around it (a kite in a sky, a ladybird on a leaf) and for how skin-like its
  * colour is; the window of the crop's size with the highest total wins, a slight pull to the middle breaking ties on
- * flat images (which then crop as gravity=center does). Measured on real photos with a hand-marked subject:
- * docs/results/gravity-auto.md.
+ * flat images (which then crop as gravity=center does). The map is the lean codec's (`LeanCodec.saliency`,
+ * wasm/lean/op_saliency.c, where the weights are: edges 1, saturation's edges 0.5, skin 0.6 until skin covers a fifth of
+ * the picture, colour contrast 10; the edges' surroundings reach a quarter of the longer side, the colours' a tenth);
+ * the window is found here. Measured on real photos with a hand-marked subject: docs/results/gravity-auto.md.
  */
-
-import { currentLeanCodec } from '../../wasm'
-import { decoderMemoryCap } from '../codecs/types'
 
 /** The preview's longer side, in pixels. */
 export const PREVIEW_SIDE = 256
-
-/**
- * Each pixel's interest (0 upward) in an RGBA preview, computed by the lean codec (wasm/lean/op_saliency.c, where the
- * weights are: edges 1, saturation's edges 0.5, skin 0.6 until skin covers a fifth of the picture, colour contrast 10;
- * the edges' surroundings reach a quarter of the longer side, the colours' a tenth). Compiled code from the first
- * request: the same loops in JavaScript cost about 10 ms a request in workerd.
- *
- * @example
- * const map = saliency(preview) // Float32Array of preview.width * preview.height
- */
-export function saliency(preview: ImageData): Float32Array {
-  return currentLeanCodec(decoderMemoryCap()).saliency(preview)
-}
 
 /** A summed-area table of a plane (one row and column of zeros first), so that any rectangle's total is four lookups. */
 function summedArea(plane: Float32Array, width: number, height: number): Float64Array {
@@ -57,7 +43,7 @@ function rectTotal(table: Float64Array, width: number, x: number, y: number, w: 
  * grazed by the window's edge.
  *
  * @example
- * bestWindow(saliency(preview), preview.width, preview.height, 120, 256) // { x: 40, y: 0 }
+ * bestWindow(lean.saliency(preview), preview.width, preview.height, 120, 256) // { x: 40, y: 0 }
  */
 export function bestWindow(map: Float32Array, mapWidth: number, mapHeight: number, width: number, height: number): { x: number; y: number } {
   width = Math.max(1, Math.min(mapWidth, width))
