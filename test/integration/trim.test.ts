@@ -71,6 +71,21 @@ describe('trim', () => {
     expect([beyond.width, beyond.height]).toEqual([200, 140])
   })
 
+  it('takes a lossy margin’s ringing along the picture as border, as sharp’s trim does', async () => {
+    // photo.jpg (480x300) in a 40 px white margin, as a JPEG: its 8x8 blocks ring a few pixels into the margin, past
+    // the default tolerance; a pixel counts where most of its 3x3 neighbours differ, as in sharp's trim (each pixel on
+    // its own: 483x307)
+    const padded = await okBytes(await compress(fixture('photo.jpg'), { width: 560, height: 380, fit: 'contain', background: 'ffffff', format: 'jpeg', quality: 80 }))
+    const loose = await answer(padded, { trim: 'border' })
+    expect(loose.width).toBeGreaterThanOrEqual(480)
+    expect(loose.height).toBeGreaterThanOrEqual(300)
+    expect(loose.width).toBeLessThanOrEqual(483)
+    expect(loose.height).toBeLessThanOrEqual(303)
+    const tight = await answer(padded, { trim: 'border:30' })
+    expect(Math.abs(tight.width - 480)).toBeLessThanOrEqual(2)
+    expect(Math.abs(tight.height - 300)).toBeLessThanOrEqual(2)
+  })
+
   it('keeps an image of one colour whole', async () => {
     const flat = await pngOf(pasted(new ImageData(1, 1), 30, 20, 0, 0, [9, 9, 9]))
     const out = await answer(flat, { trim: 'border' })
