@@ -16,8 +16,8 @@ import { chooseOutput, formatCandidates } from './negotiate'
 import type { CompressOptions } from './options'
 import { byteLength, type Encoded, joined, type Outcome } from './respond'
 import { filtersOf } from './filters'
-import { convertRows, pixelProbes, previewScale, type RowsInput, sampleRows, scoreRows } from './rows'
-import { keptSize, placeAuto, planTransforms } from './stages'
+import { convertRows, pixelProbes, type RowsInput, sampleRows, scoreRows } from './rows'
+import { keepFor, keptRequest, placeAuto, planTransforms } from './stages'
 import { readHeader, uprightSize } from './sniff'
 import { PendingBody } from './body'
 import { mayStream, STREAM_HEAD_BYTES, streamsOnce } from './stream'
@@ -165,8 +165,7 @@ export async function convertImage({ bytes: given, options, accept, filename }: 
   const centred = { ...transforms.geometry, filters: filtersOf(options) }
   const { width: outWidth, height: outHeight } = centred.canvas
   const candidates = formatCandidates(options.format, header, accept, centred.canvas, options.animated)
-  const resized = transforms.auto ? keptSize(transforms) : undefined
-  const choice = chooseOutput(candidates, header, centred, options, limits, leanResidentMiB(), transforms.auto ? resized?.size ?? 'decoded' : undefined)
+  const choice = chooseOutput(candidates, header, centred, options, limits, leanResidentMiB(), keptRequest(transforms))
   const { format, plan } = choice
   let settings = choice.settings
   let memoryEstimate = choice.memoryEstimate
@@ -176,11 +175,7 @@ export async function convertImage({ bytes: given, options, accept, filename }: 
   // what the answer carries besides pixels (metadata=none: nothing), from the input's header data (before gravity=auto's
   // pass, which converts the colours of what it keeps unless a profile travels with them)
   const metadata = await metadataFor(bytes, header, options.metadata)
-  // (a decode kept as it is must leave the preview its 256 px: a thumbnail's decode at 1/8 may not, and its preview is
-  // then a decode of its own)
-  const keepsDecode = plan.kept === 'decoded' && plan.scale >= previewScale(header, transforms.region)
-  const keep = plan.kept && (resized || keepsDecode) ? { resized, scale: plan.scale, colour: !metadata.icc } : undefined
-  const { geometry: placed, chosen } = placeAuto(transforms, probes, keep)
+  const { geometry: placed, chosen } = placeAuto(transforms, probes, keepFor(transforms, plan, !metadata.icc))
   const geometry = { ...placed, filters: centred.filters }
   const trimsBorder = options.trim !== undefined && 'border' in options.trim
   const probeMs = trimsBorder ? await probeClock.lap() : 0

@@ -15,7 +15,7 @@ import type { Rect } from './orientation'
 import { type ImageHeader, readHeader, uprightSize } from './sniff'
 import { addFilters } from './filters'
 import { bestWindow, PREVIEW_SIDE } from './smartcrop'
-import type { PixelProbes } from './stages'
+import { type PixelProbes, previewScale } from './stages'
 import { fitToDecoded, type Geometry, hasTransparency, paddingColour } from './transform'
 
 export interface RowsResult {
@@ -254,16 +254,6 @@ export function pixelProbes(bytes: Uint8Array): PixelProbes & { kept?: KeptWindo
     },
   }
   return probes
-}
-
-/**
- * The smallest decode scale (eighths) that leaves `region` at least PREVIEW_SIDE on its longer side: a JPEG's DCT
- * scales, a still WebP's rescale; 8 for the other sources.
- */
-export function previewScale(header: ImageHeader, region: Rect): number {
-  const long = Math.max(region.width, region.height)
-  const scaled = header.format === 'jpeg' || (header.format === 'webp' && header.frames === 1)
-  return scaled ? ([1, 2, 4, 8].find((s) => (long * s) / 8 >= PREVIEW_SIDE) ?? 8) : 8
 }
 
 /** The source at `scale`, its colours to sRGB where `colour` (returns whether that converted them), turned and cut to `region`. */

@@ -5,6 +5,7 @@
  * crop into one window of the turned image; so every route that already turns, crops and resizes carries them.
  */
 import { ApiError } from '../errors'
+import type { ConversionPlan } from './limits'
 import type { CompressOptions, Trim } from './options'
 import { composeOrientation, orientRect, type Rect, userOrientation } from './orientation'
 import { type ImageHeader, uprightSize } from './sniff'
@@ -92,11 +93,46 @@ export function keptSize({ region, geometry: { crop, resize } }: Transforms): Ke
 }
 
 /**
+ * What the plan is asked to keep for gravity=auto's pass (planConversion's `preview`): the size keptSize gives, or the
+ * region as decoded for a small output; undefined without gravity=auto.
+ *
+ * @example
+ * chooseOutput(candidates, header, geometry, options, limits, resident, keptRequest(transforms))
+ */
+export const keptRequest = (transforms: Transforms): { width: number; height: number } | 'decoded' | undefined =>
+  transforms.auto ? keptSize(transforms)?.size ?? 'decoded' : undefined
+
+/**
+ * What gravity=auto's pass keeps for the conversion, where the plan lets it (`kept`): a decode kept as it is must leave
+ * the preview its PREVIEW_SIDE (a thumbnail's decode at 1/8 may not, and its preview is then a decode of its own).
+ * `colour`: the colours are converted to sRGB (no profile travels with the pixels).
+ *
+ * @example
+ * placeAuto(transforms, probes, keepFor(transforms, plan, !metadata.icc))
+ */
+export function keepFor(transforms: Transforms, plan: Pick<ConversionPlan, 'kept' | 'scale'>, colour: boolean): Keep | undefined {
+  if (!plan.kept) return undefined
+  const resized = keptSize(transforms)
+  if (!resized && plan.scale < previewScale(transforms.header, transforms.region)) return undefined
+  return { resized, scale: plan.scale, colour }
+}
+
+/**
+ * The smallest decode scale (eighths) that leaves `region` at least PREVIEW_SIDE on its longer side: a JPEG's DCT
+ * scales, a still WebP's rescale; 8 for the other sources.
+ */
+export function previewScale(header: ImageHeader, region: Rect): number {
+  const long = Math.max(region.width, region.height)
+  const scaled = header.format === 'jpeg' || (header.format === 'webp' && header.frames === 1)
+  return scaled ? ([1, 2, 4, 8].find((s) => (long * s) / 8 >= PREVIEW_SIDE) ?? 8) : 8
+}
+
+/**
  * gravity=auto's window, placed by `probes` (a preview's pass over the pixels) where planTransforms left it pending;
  * `keep`: what the pass makes and keeps for the conversion (ConversionPlan.kept).
  *
  * @example
- * const placed = placeAuto(transforms, probes, plan.kept ? { scale: plan.scale, resized: keptSize(transforms), colour: true } : undefined)
+ * const placed = placeAuto(transforms, probes, keepFor(transforms, plan, true))
  */
 export function placeAuto(transforms: Transforms, probes: PixelProbes, keep?: Keep): Transforms {
   if (!transforms.auto) return transforms
