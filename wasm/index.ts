@@ -13,7 +13,7 @@ import leanModule from './lean/lean.wasm'
 
 import { MemoryCap } from './cap'
 import { LeanCodec } from './lean'
-import { currentCodec, sessionCodec } from './session'
+import { sessionCodec } from './session'
 import './imagedata'
 
 export { MemoryCap }
@@ -26,8 +26,6 @@ export { AVIF_WHOLE_PIXELS, canStreamInput, type KeptRows, LeanFailure, type Str
  * instance whose memory stops at `cap`.
  */
 export const leanCodec = (cap: MemoryCap, streaming = false) => sessionCodec(leanModule, cap, streaming)
-/** The lean instance the conversion uses now, whichever kind (wasm/session.ts's currentCodec): for a step that borrows it, such as gravity=auto's saliency map. */
-export const currentLeanCodec = (cap: MemoryCap) => currentCodec(leanModule, cap)
 /** The lean instances V8 has not collected yet, and their memories' bytes (the isolate's view of its memory). */
 export const leanInstances = () => LeanCodec.live()
 export { abandonLeanSession, leanResidentMiB, releaseLeanMemory, withLeanSession } from './session'

@@ -94,13 +94,3 @@ function sharedCodec(module: WebAssembly.Module, cap: MemoryCap, streaming: bool
   return (shared[kind] = new LeanCodec(module, cap, shared.memory, streaming))
 }
 
-/**
- * The lean instance a conversion uses now, whichever kind it is (for a step that only borrows it for a moment and
- * must not switch it, which would start its heap afresh); outside a conversion, or before it has one, sessionCodec's.
- *
- * @example
- * const map = currentCodec(leanModule, cap).saliency(preview)
- */
-export function currentCodec(module: WebAssembly.Module, cap: MemoryCap): LeanCodec {
-  return sessions.getStore()?.codec ?? sessionCodec(module, cap)
-}
