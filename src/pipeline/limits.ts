@@ -696,9 +696,11 @@ export const mayAnswerWithInput = ({ format, header, resized, padded, filterMiB,
  * they cost the larger of the two, not the sum.
  */
 export function estimateMiB(plan: ConversionPlan, leanResidentMiB = 0): number {
-  const preview = plan.preview ? MEMORY_MODEL.previewMiB : 0
-  return MEMORY_MODEL.baseMiB + preview + Math.max(estimateLeanMiB(plan) + searchMiB(plan), checkMiB(plan), leanResidentMiB)
+  return outsideLeanMiB(plan) + Math.max(estimateLeanMiB(plan) + searchMiB(plan), checkMiB(plan), leanResidentMiB)
 }
+
+/** What a request holds outside the lean memory: its base, and gravity=auto's preview where its pass runs. */
+const outsideLeanMiB = (plan: ConversionPlan): number => MEMORY_MODEL.baseMiB + (plan.preview ? MEMORY_MODEL.previewMiB : 0)
 
 /**
  * quality=auto's check of the whole answer (src/pipeline/rows.ts, scoreRows): the answer as a row source beside the
@@ -757,7 +759,7 @@ export function checkAlphaPlane(plan: ConversionPlan, settings: EncodeSettings, 
   // In the row pipeline the alpha plane is lean memory too: it adds to the conversion's own lean part, which the
   // isolate's resident lean memory (already in `estimate`) covers when that is larger.
   const withAlpha =
-    plan.route === 'rows' ? Math.max(estimate, m.baseMiB + (plan.preview ? m.previewMiB : 0) + estimateLeanMiB(plan) + alpha)
+    plan.route === 'rows' ? Math.max(estimate, outsideLeanMiB(plan) + estimateLeanMiB(plan) + alpha)
     : plan.resized ? Math.max(estimate, encodeStep)
     : estimate + alpha
   if (withAlpha > limits.memoryBudgetMiB) {
