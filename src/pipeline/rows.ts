@@ -247,10 +247,7 @@ export function pixelProbes(bytes: Uint8Array): PixelProbes & { kept?: KeptWindo
       const window = keep.resized?.window ?? { width: Math.min(rows.width, Math.round(width * fx)), height: Math.min(rows.height, Math.round(height * fy)) }
       const at = placeOn(lean, preview, rows, window.width, window.height)
       probes.kept = { rows, window: { ...at, ...window }, colourConverted }
-      return {
-        x: Math.max(0, Math.min(region.width - width, Math.round(at.x / fx))),
-        y: Math.max(0, Math.min(region.height - height, Math.round(at.y / fy))),
-      }
+      return scaledBack(at, fx, fy, region, width, height)
     },
   }
   return probes
@@ -274,9 +271,14 @@ function placeOn(lean: LeanCodec, preview: ImageData, area: { width: number; hei
   const fx = preview.width / area.width
   const fy = preview.height / area.height
   const best = bestWindow(lean.saliency(preview), preview.width, preview.height, Math.round(width * fx), Math.round(height * fy))
+  return scaledBack(best, fx, fy, area, width, height)
+}
+
+/** A window's corner found in pixels `fx` x `fy` times the size of `area`'s, in `area`'s, the `width` x `height` window inside it. */
+function scaledBack(at: { x: number; y: number }, fx: number, fy: number, area: { width: number; height: number }, width: number, height: number): { x: number; y: number } {
   return {
-    x: Math.max(0, Math.min(area.width - width, Math.round(best.x / fx))),
-    y: Math.max(0, Math.min(area.height - height, Math.round(best.y / fy))),
+    x: Math.max(0, Math.min(area.width - width, Math.round(at.x / fx))),
+    y: Math.max(0, Math.min(area.height - height, Math.round(at.y / fy))),
   }
 }
 
