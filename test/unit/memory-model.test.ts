@@ -25,7 +25,7 @@ import { limitsOf } from '../../src/env'
 import { encodeSettings } from '../../src/pipeline/codec'
 import { checkAlphaPlane, estimateLeanMiB, estimateMiB, MEMORY_MODEL, MOZJPEG_MAX_MIB, planConversion } from '../../src/pipeline/limits'
 import type { ImageHeader } from '../../src/pipeline/sniff'
-import { keptSize } from '../../src/pipeline/stages'
+import { keptRequest } from '../../src/pipeline/stages'
 import { planGeometry } from '../../src/pipeline/transform'
 
 /** The script's input kinds: WebP lossy (`webp`), lossless (`webpll`) and lossy with alpha (`webpa`); an RGBA PNG (`pnga`). */
@@ -356,13 +356,12 @@ describe('memory model', () => {
     ['png', 'avif', 12, 1600, 85.2, 20.8],
     ['png', 'jpeg', 24, 1600, 83.8, 41.7],
   ]
-  const previewed = (input: Input, format: OutputFormat, mp: keyof typeof SIZES, side: number, fileMiB: number) => {
+  const previewed = (input: Input, format: OutputFormat, mp: keyof typeof SIZES, side: number, fileMiB: number, effort?: number) => {
     const [w, h] = SIZES[mp]
     const geometry = planGeometry(w, h, { width: side, height: side, fit: 'cover', enlarge: false, gravity: 'auto' })
-    const settings = encodeSettings(format, {}, geometry.canvas.width * geometry.canvas.height, true)
+    const settings = encodeSettings(format, effort === undefined ? {} : { effort }, geometry.canvas.width * geometry.canvas.height, true)
     const header = { ...headerOf(input, w, h), fileBytes: fileMiB * 2 ** 20 }
-    const resized = keptSize({ header, geometry, region: { x: 0, y: 0, width: w, height: h }, auto: true })
-    return planConversion(header, format, geometry, settings, limitsOf(env), 0, resized?.size ?? 'decoded')
+    return planConversion(header, format, geometry, settings, limitsOf(env), 0, keptRequest({ header, geometry, region: { x: 0, y: 0, width: w, height: h }, auto: true }))
   }
   for (const [input, format, mp, side, measured, fileMiB] of PREVIEWED) {
     it(`estimates at least the measured ${measured} MiB for ${LABEL[input]} ${mp} MP to a ${side} px ${format} cover with gravity=auto`, () => {
@@ -388,10 +387,7 @@ describe('memory model', () => {
     expect(previewed('jpeg', 'webp', 12, 3000, 1.95).kept).toBeUndefined()
     // MozJPEG's trellis per scan (effort 9) stays within MOZJPEG_MAX_MIB: a 12 MP JPEG to a 2400 px JPEG cover keeps the
     // passes, and not the rows (3200x2400) that would take it over
-    const [w, h] = SIZES[12]
-    const geometry = planGeometry(w, h, { width: 2400, height: 2400, fit: 'cover', enlarge: false, gravity: 'auto' })
-    const header = { ...headerOf('jpeg', w, h), fileBytes: 1.95 * 2 ** 20 }
-    const passes = planConversion(header, 'jpeg', geometry, encodeSettings('jpeg', { effort: 9 }, 2400 * 2400, true), limitsOf(env), 0, { width: 3200, height: 2400 })
+    const passes = previewed('jpeg', 'jpeg', 12, 2400, 1.95, 9)
     expect([passes.trellisPasses, passes.kept]).toEqual([true, undefined])
     expect(estimateMiB(passes)).toBeLessThanOrEqual(MOZJPEG_MAX_MIB)
     expect(estimateMiB({ ...passes, kept: { width: 3200, height: 2400 } })).toBeGreaterThan(MOZJPEG_MAX_MIB)
