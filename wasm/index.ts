@@ -7,16 +7,19 @@
  * Memory is the binding limit of a Worker (128 MB per isolate) and WebAssembly memory never shrinks.
  * The lean codec (our own module, every codec the service has) has one instance over one memory per
  * isolate, reset for every conversion (wasm/session.ts), so what it holds does not depend on the garbage
- * collector.
+ * collector. The face detector (libfacedetection's CNN, gravity=face) is kept the same way: one instance per isolate.
  */
+import facedetModule from './facedet/facedet.wasm'
 import leanModule from './lean/lean.wasm'
 
 import { MemoryCap } from './cap'
+import { facesIn } from './faces'
 import { LeanCodec } from './lean'
 import { sessionCodec } from './session'
 import './imagedata'
 
 export { MemoryCap }
+export { FACES_MAX_MIB, type Face } from './faces'
 export { AVIF_WHOLE_PIXELS, canStreamInput, type KeptRows, LeanFailure, type StreamedFile, type LeanCodec, PNG_STRATEGY, type LeanAvifSettings, type LeanJpegSettings, type LeanPngSettings, type PaletteResult, type PaletteSettings, type SampleSpans } from './lean'
 
 /**
@@ -26,6 +29,8 @@ export { AVIF_WHOLE_PIXELS, canStreamInput, type KeptRows, LeanFailure, type Str
  * instance whose memory stops at `cap`.
  */
 export const leanCodec = (cap: MemoryCap, streaming = false) => sessionCodec(leanModule, cap, streaming)
+/** The faces in a small RGBA picture (libfacedetection's CNN, wasm/faces.ts): a fresh instance each call. */
+export const detectFaces = (image: ImageData) => facesIn(facedetModule, image)
 /** The lean instances V8 has not collected yet, and their memories' bytes (the isolate's view of its memory). */
 export const leanInstances = () => LeanCodec.live()
 export { abandonLeanSession, leanResidentMiB, releaseLeanMemory, withLeanSession } from './session'
