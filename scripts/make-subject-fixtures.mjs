@@ -15,9 +15,10 @@ const OUT = path.join(ROOT, 'test', 'fixtures', 'subject')
 const HEIGHT = 300
 /**
  * Photos from Debian mate-backgrounds (GPL-2+, its copyright file in test/fixtures/LICENSES), lomiri-wallpapers-16.04
- * (CC-BY-SA-4.0) and plasma-workspace-wallpapers (GPL-2+), their copyright files copied to subject/LICENSES.
+ * (CC-BY-SA-4.0) and plasma-workspace-wallpapers (GPL-2+), their copyright files copied to subject/LICENSES; and two
+ * public-domain portraits for gravity=face (scikit-image's astronaut, matplotlib's Grace Hopper).
  */
-const NAMES = ['aqua', 'ladybird', 'ladybird-crop', 'bird-toy-tall', 'kite']
+const NAMES = ['aqua', 'ladybird', 'ladybird-crop', 'bird-toy-tall', 'kite', 'astronaut', 'hopper']
 
 fs.mkdirSync(path.join(OUT, 'LICENSES'), { recursive: true })
 for (const name of ['lomiri-wallpapers-16.04', 'plasma-workspace-wallpapers']) {

@@ -28,6 +28,11 @@ export const MEMORY_MODEL = {
    */
   previewMiB: 8,
   /**
+   * gravity=face: the face detector's memory (wasm/faces.ts), outside the lean memory: one instance the isolate keeps,
+   * whose CNN grows it to 3.9 MiB for a 256 px preview, charged to every gravity=face request (the first one grows it).
+   */
+  facesMiB: 4,
+  /**
    * MiB per decoded megapixel while decoding a whole image (the `pixels` route: animated WebP and PNG; every
    * GIF and AVIF takes the row pipeline). JPEG, PNG and WebP are decoded by the lean codec (JPEG at its
    * DCT-scaled size, WebP shrunk by libwebp's scaler) and their pixels are a view of the decoder's memory,
@@ -379,8 +384,11 @@ export interface ConversionPlan {
    * Undefined: the preview is a decode of its own.
    */
   kept: { width: number; height: number } | 'decoded' | undefined
-  /** gravity=auto's preview pass runs before the conversion (`MEMORY_MODEL.previewMiB`). */
-  preview: boolean
+  /**
+   * gravity=auto's preview pass runs before the conversion (`MEMORY_MODEL.previewMiB`); with `face`, gravity=face's,
+   * which asks the face detector of the preview too (`MEMORY_MODEL.facesMiB`).
+   */
+  preview: false | 'auto' | 'face'
 }
 
 /**
@@ -403,8 +411,10 @@ export function planConversion(
   limits: Limits,
   leanResidentMiB = 0,
   preview?: { width: number; height: number } | 'decoded',
+  faces = false,
 ): ConversionPlan {
-  const route = planRoute(header, format, geometry, settings, limits, leanResidentMiB, preview !== undefined && hasRowSource(header))
+  const pass = preview !== undefined && hasRowSource(header) && (faces ? 'face' : 'auto')
+  const route = planRoute(header, format, geometry, settings, limits, leanResidentMiB, pass)
   const fits = (plan: ConversionPlan) => estimateMiB(plan, leanResidentMiB) <= limits.memoryBudgetMiB
   // quality=auto's check of the whole answer, where it fits beside the conversion (max_bytes checks sizes instead)
   const checked = { ...route, checkWhole: true }
@@ -432,7 +442,7 @@ export const KEPT_MAX_MIB = 32
 const keptMiB = ({ kept, decodedPixels }: ConversionPlan): number =>
   kept ? (MEMORY_MODEL.rows.keptPerMP * (kept === 'decoded' ? decodedPixels : kept.width * kept.height)) / 1e6 : 0
 
-function planRoute(header: ImageHeader, format: OutputFormat, geometry: Geometry, settings: EncodeSettings, limits: Limits, leanResidentMiB: number, preview: boolean): ConversionPlan {
+function planRoute(header: ImageHeader, format: OutputFormat, geometry: Geometry, settings: EncodeSettings, limits: Limits, leanResidentMiB: number, preview: ConversionPlan['preview']): ConversionPlan {
   const { crop, resize, canvas } = geometry
   const at = (scale: number, turbo = false): ConversionPlan => ({
     header,
@@ -699,8 +709,9 @@ export function estimateMiB(plan: ConversionPlan, leanResidentMiB = 0): number {
   return outsideLeanMiB(plan) + Math.max(estimateLeanMiB(plan) + searchMiB(plan), checkMiB(plan), leanResidentMiB)
 }
 
-/** What a request holds outside the lean memory: its base, and gravity=auto's preview where its pass runs. */
-const outsideLeanMiB = (plan: ConversionPlan): number => MEMORY_MODEL.baseMiB + (plan.preview ? MEMORY_MODEL.previewMiB : 0)
+/** What a request holds outside the lean memory: its base, gravity=auto's preview where its pass runs, and gravity=face's detector. */
+const outsideLeanMiB = (plan: ConversionPlan): number =>
+  MEMORY_MODEL.baseMiB + (plan.preview ? MEMORY_MODEL.previewMiB : 0) + (plan.preview === 'face' ? MEMORY_MODEL.facesMiB : 0)
 
 /**
  * quality=auto's check of the whole answer (src/pipeline/rows.ts, scoreRows): the answer as a row source beside the

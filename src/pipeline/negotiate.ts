@@ -106,6 +106,7 @@ export function chooseOutput(
   leanResidentMiB = 0,
   preview?: { width: number; height: number } | 'decoded',
 ): OutputChoice {
+  const faces = options.gravity === 'face'
   const explicit = options.format !== undefined && options.format !== 'auto'
   const pixels = geometry.canvas.width * geometry.canvas.height
   // Over the held memory first, then without it.
@@ -114,7 +115,7 @@ export function chooseOutput(
   for (const format of candidates) {
     const settings = encodeSettings(format, options, pixels, explicit, isAnimation(header) ? header.frames : 1)
     for (const resident of residents) {
-      const plan = planConversion(header, format, geometry, settings, limits, resident, preview)
+      const plan = planConversion(header, format, geometry, settings, limits, resident, preview, faces)
       try {
         return { format, settings, plan, memoryEstimate: checkPlan(plan, limits, resident), releaseLean: resident !== leanResidentMiB }
       } catch (error) {

@@ -10,14 +10,17 @@ const dimension = z.coerce.number().int().min(1).max(16384)
 const SIDES = { center: [0.5, 0.5], centre: [0.5, 0.5], top: [0.5, 0], bottom: [0.5, 1], left: [0, 0.5], right: [1, 0.5], 'top-left': [0, 0], 'top-right': [1, 0], 'bottom-left': [0, 1], 'bottom-right': [1, 1] } as const
 const FOCAL = /^(0(?:\.\d+)?|1(?:\.0*)?|\.\d+)x(0(?:\.\d+)?|1(?:\.0*)?|\.\d+)$/
 
-/** Where a crop is placed: a focal point as fractions of the image (0x0 its top left), or `auto` (src/pipeline/smartcrop.ts). */
-export type Gravity = { x: number; y: number } | 'auto'
+/**
+ * Where a crop is placed: a focal point as fractions of the image (0x0 its top left), `auto` (src/pipeline/smartcrop.ts)
+ * or `face` (src/pipeline/faces.ts).
+ */
+export type Gravity = { x: number; y: number } | 'auto' | 'face'
 
 const gravity = z
   .string()
-  .refine((value) => value === 'auto' || Object.hasOwn(SIDES, value) || FOCAL.test(value), 'must be center, a side (top, bottom, left, right), a corner (top-left, ...), auto, or a focal point XxY as fractions such as 0.5x0.2')
+  .refine((value) => value === 'auto' || value === 'face' || Object.hasOwn(SIDES, value) || FOCAL.test(value), 'must be center, a side (top, bottom, left, right), a corner (top-left, ...), auto, face, or a focal point XxY as fractions such as 0.5x0.2')
   .transform((value): Gravity => {
-    if (value === 'auto') return 'auto'
+    if (value === 'auto' || value === 'face') return value
     const side = SIDES[value as keyof typeof SIDES]
     const [x, y] = side ?? value.split('x').map(Number)
     return { x: x!, y: y! }
@@ -73,7 +76,7 @@ export const CompressOptionsSchema = z.strictObject({
   fit: z.enum(['inside', 'cover', 'contain', 'fill', 'crop']).default('inside').openapi({ description: 'How to fit width x height. `crop` (Cloudflare\'s): as `cover`, never enlarged, and an image smaller than the box on a side keeps that side whole instead of being cropped to the box\'s aspect ratio.' }),
   gravity: gravity
     .default({ x: 0.5, y: 0.5 })
-    .openapi({ type: 'string', default: 'center', description: 'With fit=cover: which part of the image the crop keeps. `center`, a side (`top`, `bottom`, `left`, `right`), a corner (`top-left`, `top-right`, `bottom-left`, `bottom-right`), a focal point `XxY` as fractions of the image (`0.5x0.2`: the middle, a fifth from the top; the crop is centred on it as far as the edges allow), or `auto`: the window whose edges, saturated and skin-like colours draw the eye most, found on a small preview (`X-Crop` says the window, in pixels of the image after trim and rotation).' }),
+    .openapi({ type: 'string', default: 'center', description: 'With fit=cover: which part of the image the crop keeps. `center`, a side (`top`, `bottom`, `left`, `right`), a corner (`top-left`, `top-right`, `bottom-left`, `bottom-right`), a focal point `XxY` as fractions of the image (`0.5x0.2`: the middle, a fifth from the top; the crop is centred on it as far as the edges allow), `auto`: the window whose edges, saturated and skin-like colours draw the eye most, found on a small preview, or `face`: the window centred on the faces a face detector finds on that preview (as `auto` where it finds none). `X-Crop` says the window, in pixels of the image after trim and rotation.' }),
   trim: trim
     .optional()
     .openapi({ type: 'string', description: 'Cut before resizing and rotating (after EXIF orientation): `top;right;bottom;left` in pixels (`20;0;20;0`), or `border`: a uniform border, the colour of the top-left pixel within a tolerance (`border:<0-255>`, default 10), found in the pixels.' }),

@@ -1,4 +1,4 @@
-import type { KeptRows, LeanCodec, PaletteResult, SampleSpans, StreamedFile } from '../../wasm'
+import { detectFaces, type KeptRows, type LeanCodec, type PaletteResult, type SampleSpans, type StreamedFile } from '../../wasm'
 import { avifSettings } from '../codecs/avif'
 import { leanJpegSettings } from '../codecs/jpeg'
 import { pngSettings } from '../codecs/png'
@@ -14,6 +14,7 @@ import type { Encoded } from './respond'
 import type { Rect } from './orientation'
 import { type ImageHeader, readHeader, uprightSize } from './sniff'
 import { addFilters } from './filters'
+import { faceWindow } from './faces'
 import { bestWindow, PREVIEW_SIDE } from './smartcrop'
 import { type PixelProbes, previewScale } from './stages'
 import { fitToDecoded, type Geometry, hasTransparency, paddingColour } from './transform'
@@ -224,7 +225,7 @@ export function pixelProbes(bytes: Uint8Array): PixelProbes & { kept?: KeptWindo
         return lean.rowsBorderBox(tolerance)
       })
     },
-    smartCrop(header, region, width, height, keep) {
+    smartCrop(header, region, width, height, keep, faces = false) {
       if (!hasRowSource(header)) return { x: Math.floor((region.width - width) / 2), y: Math.floor((region.height - height) / 2) }
       const { lean, run } = leanPass(header)
       if (!keep) {
@@ -232,7 +233,7 @@ export function pixelProbes(bytes: Uint8Array): PixelProbes & { kept?: KeptWindo
           openRegion(lean, bytes, header, previewScale(header, region), region)
           return previewOfRows(lean)
         })
-        return placeOn(lean, preview, region, width, height)
+        return placeOn(lean, preview, region, width, height, faces)
       }
       const { rows, colourConverted, preview } = run(() => {
         const colourConverted = openRegion(lean, bytes, header, keep.scale, region, keep.colour)
@@ -245,7 +246,7 @@ export function pixelProbes(bytes: Uint8Array): PixelProbes & { kept?: KeptWindo
       const fx = rows.width / region.width
       const fy = rows.height / region.height
       const window = keep.resized?.window ?? { width: Math.min(rows.width, Math.round(width * fx)), height: Math.min(rows.height, Math.round(height * fy)) }
-      const at = placeOn(lean, preview, rows, window.width, window.height)
+      const at = placeOn(lean, preview, rows, window.width, window.height, faces)
       probes.kept = { rows, window: { ...at, ...window }, colourConverted }
       return scaledBack(at, fx, fy, region, width, height)
     },
@@ -265,12 +266,16 @@ function openRegion(lean: LeanCodec, bytes: Uint8Array, header: ImageHeader, sca
 
 /**
  * The top-left corner of gravity=auto's `width` x `height` window in `area`, of which `preview` is a smaller picture:
- * the lean codec's saliency map of the preview (op_saliency.c), the window found on it (smartcrop.ts).
+ * the lean codec's saliency map of the preview (op_saliency.c), the window found on it (smartcrop.ts); with `faces`
+ * (gravity=face), centred on the faces the detector finds in the preview (faces.ts), where it finds any.
  */
-function placeOn(lean: LeanCodec, preview: ImageData, area: { width: number; height: number }, width: number, height: number): { x: number; y: number } {
+function placeOn(lean: LeanCodec, preview: ImageData, area: { width: number; height: number }, width: number, height: number, faces: boolean): { x: number; y: number } {
   const fx = preview.width / area.width
   const fy = preview.height / area.height
-  const best = bestWindow(lean.saliency(preview), preview.width, preview.height, Math.round(width * fx), Math.round(height * fy))
+  const w = Math.round(width * fx)
+  const h = Math.round(height * fy)
+  const onFaces = faces ? faceWindow(detectFaces(preview), preview.width, preview.height, w, h) : undefined
+  const best = onFaces ?? bestWindow(lean.saliency(preview), preview.width, preview.height, w, h)
   return scaledBack(best, fx, fy, area, width, height)
 }
 

@@ -21,8 +21,10 @@ export interface Transforms {
   region: Rect
   /** gravity=auto's window, where it cropped, in the image after trim and the turn (X-Crop). */
   chosen?: Rect | undefined
-  /** gravity=auto crops, and its window is still to be placed (placeAuto): the geometry's crop is the centred one. */
+  /** gravity=auto (or face) crops, and its window is still to be placed (placeAuto): the geometry's crop is the centred one. */
   auto: boolean
+  /** gravity=face: the window is centred on the faces found in the preview (src/pipeline/faces.ts), as auto's where there are none. */
+  faces: boolean
 }
 
 /** What finds what the pixels decide (trim=border, gravity=auto): a row pass over the turned image (src/pipeline/rows.ts). */
@@ -31,9 +33,10 @@ export interface PixelProbes {
   borderBox(header: ImageHeader, tolerance: number): Rect
   /**
    * gravity=auto: where a `width` x `height` window of `region` keeps the most of what draws the eye (src/pipeline/smartcrop.ts).
-   * With `keep`, the pass makes the region's rows as the conversion resizes them, and keeps them for it.
+   * With `keep`, the pass makes the region's rows as the conversion resizes them, and keeps them for it. With `faces`
+   * (gravity=face), the window is centred on the faces in the preview where it finds any.
    */
-  smartCrop(header: ImageHeader, region: Rect, width: number, height: number, keep?: Keep): { x: number; y: number }
+  smartCrop(header: ImageHeader, region: Rect, width: number, height: number, keep?: Keep, faces?: boolean): { x: number; y: number }
 }
 
 /**
@@ -73,9 +76,10 @@ export function planTransforms(sniffed: ImageHeader, options: CompressOptions, p
   }
   const geometry = planGeometry(region.width, region.height, { ...options, ...box })
   const { crop } = geometry
-  const auto = options.gravity === 'auto' && (crop.width < region.width || crop.height < region.height)
+  const found = options.gravity === 'auto' || options.gravity === 'face'
+  const auto = found && (crop.width < region.width || crop.height < region.height)
   const window = { ...crop, x: crop.x + region.x, y: crop.y + region.y }
-  return { header, geometry: { ...geometry, crop: window }, region, auto }
+  return { header, geometry: { ...geometry, crop: window }, region, auto, faces: auto && options.gravity === 'face' }
 }
 
 /**
@@ -138,9 +142,9 @@ export function placeAuto(transforms: Transforms, probes: PixelProbes, keep?: Ke
   if (!transforms.auto) return transforms
   const { header, region, geometry } = transforms
   const { crop } = geometry
-  const at = probes.smartCrop(header, region, crop.width, crop.height, keep)
+  const at = probes.smartCrop(header, region, crop.width, crop.height, keep, transforms.faces)
   const window = { ...crop, x: at.x + region.x, y: at.y + region.y }
-  return { ...transforms, geometry: { ...geometry, crop: window }, chosen: { ...crop, ...at }, auto: false }
+  return { ...transforms, geometry: { ...geometry, crop: window }, chosen: { ...crop, ...at }, auto: false, faces: false }
 }
 
 /** The region trim keeps, in the turned image: edges given before the turn by rotate/flip, or the box inside a border. */
