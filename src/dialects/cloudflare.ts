@@ -86,9 +86,11 @@ export const CLOUDFLARE_OPTIONS: Readonly<Record<string, Mapping>> = {
   upscale: mapped('(none)', 'interpolate: imgedge\'s one resampler (Lanczos3); generate (AI upscaling) is refused', (value) => {
     oneOf('upscale', value, ['interpolate'])
   }),
-  gravity: mapped('gravity', 'auto, the sides, center and a focal point XxY as they are; face is refused (no face detection)', (value, into) => {
-    if (value === 'face') throw new ApiError('unsupported_option', 'gravity=face: not supported: imgedge has no face detection; gravity=auto keeps what draws the eye.', { option: 'gravity', mapping: 'refused' })
-    into.gravity = value
+  gravity: same('gravity', 'auto, face, the sides, center and a focal point XxY as they are'),
+  zoom: mapped('(none)', '0 (the default: gravity=face frames the faces in the crop fit=cover takes); a closer crop (above 0) is refused', (value) => {
+    const zoom = Number(value)
+    if (value.trim() === '' || !(zoom >= 0 && zoom <= 1)) throw refuse('zoom', 'must be a number from 0 to 1')
+    if (zoom > 0) throw new ApiError('unsupported_option', `zoom=${value}: not supported: gravity=face centres the crop fit=cover takes on the faces, and does not crop closer (zoom=0 only).`, { option: 'zoom', mapping: 'refused' })
   }),
   dpr: same('dpr', '1-4 as it is'),
   rotate: same('rotate', '0, 90, 180, 270 as they are'),
@@ -106,7 +108,6 @@ export const CLOUDFLARE_OPTIONS: Readonly<Record<string, Mapping>> = {
   saturation: same('saturation', 'a factor as it is (1 unchanged)'),
   'slow-connection-quality': refused('needs client hints (RTT, ECT, Save-Data); use quality'),
   segment: refused('background removal needs a segmentation model imgedge does not have'),
-  zoom: refused('face zoom needs face detection imgedge does not have'),
   border: refused('not in imgedge (Cloudflare takes it from Workers only)'),
   'origin-auth': refused('imgedge never passes the request\'s credentials to a source'),
 }

@@ -111,9 +111,9 @@ describe('GET /cdn-cgi/image', () => {
 
   it("maps the transformations onto imgedge's: the same bytes as /img, the effect decoded", async () => {
     await put('cf/turn.jpg', 'photo.jpg')
-    for (const options of ['gravity=left', 'g=0.2x0.8', 'gravity=auto', 'dpr=2', 'rotate=90', 'flip=hv', 'trim=10;20;30;40', 'sharpen=2', 'blur=8', 'brightness=1.4', 'contrast=0.6', 'gamma=2', 'saturation=0']) {
+    for (const options of ['gravity=left', 'g=0.2x0.8', 'gravity=auto', 'gravity=face', 'gravity=face,zoom=0', 'dpr=2', 'rotate=90', 'flip=hv', 'trim=10;20;30;40', 'sharpen=2', 'blur=8', 'brightness=1.4', 'contrast=0.6', 'gamma=2', 'saturation=0']) {
       const cf = await okBytes(await get(`/cdn-cgi/image/width=120,height=90,fit=cover,format=webp,${options}/cf/turn.jpg`))
-      const imgOptions = options.replace(/^g=/, 'gravity=').replace(/;/g, '%3B')
+      const imgOptions = options.replace(/^g=/, 'gravity=').replace(/;/g, '%3B').replace(',zoom=0', '')
       const img = await okBytes(await get(`/img/width=120,height=90,fit=cover,enlarge=true,format=webp,${imgOptions}/cf/turn.jpg`))
       expect(cf, options).toEqual(img)
     }
@@ -125,11 +125,11 @@ describe('GET /cdn-cgi/image', () => {
 
   it('refuses what it does not map by name: not mapped yet, not supported, unknown, bad values', async () => {
     await put('cf/refused.jpg', 'photo.jpg')
-    for (const [options, option, status] of [['gravity=face', 'gravity', 'refused'], ['trim.left=20', 'trim.left', 'not mapped yet'], ['segment=foreground', 'segment', 'refused'], ['scq=50', 'scq', 'refused'], ['origin-auth=share-publicly', 'origin-auth', 'refused']]) {
+    for (const [options, option, status] of [['zoom=0.5', 'zoom', 'refused'], ['trim.left=20', 'trim.left', 'not mapped yet'], ['segment=foreground', 'segment', 'refused'], ['scq=50', 'scq', 'refused'], ['origin-auth=share-publicly', 'origin-auth', 'refused']]) {
       const problem = await expectProblem(await get(`/cdn-cgi/image/width=100,${options}/cf/refused.jpg`), 'unsupported_option', 400)
       expect([problem.option, problem.mapping]).toEqual([option, status])
     }
-    for (const [options, option] of [['colour=red', 'colour'], ['fit=fill', 'fit'], ['format=gif', 'format'], ['fit=scale-up', 'fit'], ['quality=best', 'quality'], ['background=rgba(0,0,0,0.5)', 'background'], ['background=notacolour', 'background'], ['w=1,width=2', 'width'], ['upscale=generate', 'upscale'], ['compression=slow', 'compression']]) {
+    for (const [options, option] of [['colour=red', 'colour'], ['fit=fill', 'fit'], ['format=gif', 'format'], ['fit=scale-up', 'fit'], ['quality=best', 'quality'], ['background=rgba(0,0,0,0.5)', 'background'], ['background=notacolour', 'background'], ['w=1,width=2', 'width'], ['upscale=generate', 'upscale'], ['compression=slow', 'compression'], ['zoom=2', 'zoom'], ['zoom=near', 'zoom']]) {
       const problem = await expectProblem(await get(`/cdn-cgi/image/${options}/cf/refused.jpg`), 'invalid_option', 400)
       expect(problem.option, options).toBe(option)
     }
@@ -222,7 +222,7 @@ describe('/api/formats', () => {
   it('lists every Cloudflare option: mapped onto what, not mapped yet, or refused', async () => {
     const { cloudflare } = (await (await get('/api/formats')).json()) as { cloudflare: { options: Array<{ option: string; aliases: string[]; status: string; imgedge?: string }> } }
     const by = (status: string) => cloudflare.options.filter((row) => row.status === status).map((row) => row.option)
-    expect(by('mapped')).toEqual(['width', 'height', 'fit', 'quality', 'format', 'background', 'metadata', 'anim', 'onerror', 'compression', 'upscale', 'gravity', 'dpr', 'rotate', 'flip', 'trim', 'sharpen', 'blur', 'brightness', 'contrast', 'gamma', 'saturation'])
+    expect(by('mapped')).toEqual(['width', 'height', 'fit', 'quality', 'format', 'background', 'metadata', 'anim', 'onerror', 'compression', 'upscale', 'gravity', 'zoom', 'dpr', 'rotate', 'flip', 'trim', 'sharpen', 'blur', 'brightness', 'contrast', 'gamma', 'saturation'])
     expect(by('not mapped yet')).toEqual(['trim.width', 'trim.height', 'trim.left', 'trim.top'])
     expect(cloudflare.options.find((row) => row.option === 'width')!.aliases).toEqual(['w'])
   })
