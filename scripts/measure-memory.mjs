@@ -191,12 +191,14 @@ function allCases() {
   cases.push(makeCase('gifanim', 'webp', 'pan720', { width: 640 }))
   cases.push(makeCase('gifanim', 'webp', 'pan'))
   // Transformations at the largest input (src/pipeline/stages.ts, wasm/lean/op_*.c): the quarter turn (the image held
-  // once, as for EXIF), blur and sharpen at full size (their windows of rows), gravity=auto's preview beside a cover crop.
+  // once, as for EXIF), blur and sharpen at full size (their windows of rows), gravity=auto's preview beside a cover crop,
+  // and gravity=face's, whose face detector has a memory of its own.
   cases.push(makeCase('jpeg', 'webp', 16, { rotate: 90 }))
   cases.push(makeCase('jpeg', 'jpeg', 16, { rotate: 90 }))
   cases.push(makeCase('jpeg', 'webp', 16, { blur: 50 }))
   cases.push(makeCase('jpeg', 'webp', 16, { sharpen: 2 }))
   cases.push(makeCase('jpeg', 'webp', 16, { width: 1600, height: 1600, fit: 'cover', gravity: 'auto' }))
+  cases.push(makeCase('jpeg', 'webp', 16, { width: 1600, height: 1600, fit: 'cover', gravity: 'face' }))
   return cases
 }
 

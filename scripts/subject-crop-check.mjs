@@ -2,6 +2,7 @@
 // Does gravity=auto keep a real photo's subject in a cover crop, where the centre crop cuts it? (docs/results/gravity-auto.md)
 //
 //   node_modules/.bin/node scripts/subject-crop-check.mjs [--base URL] [--corpus DIR] [--sheet DIR] [--json FILE] [--boxes DIR]
+//     [--gravity face]
 //
 // The photos and their hand-marked subject boxes are in scripts/data/subject-photos.json: Debian wallpaper packages
 // (fetched once with `apt-get download` into .cache/subject-photos, checked against the sha256 there) and the corpus
@@ -9,7 +10,8 @@
 // MAX_SIDE px and sent as a JPEG to a fresh `wrangler dev` (or --base) for fit=cover at four aspect ratios with
 // gravity=auto; X-Crop is the window it chose, the centre window is planGeometry's. A case counts where the subject box
 // fits the window at all. --sheet writes, for every case the window cuts, the photo with the box (green), gravity=auto's
-// window (red) and the centre's (blue); --boxes DIR only draws each photo's box, to check the marks by eye.
+// window (red) and the centre's (blue); --boxes DIR only draws each photo's box, to check the marks by eye. --gravity face
+// asks gravity=face instead (the tables keep saying gravity=auto).
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -23,9 +25,10 @@ const option = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : u
 const corpus = path.resolve(option('--corpus') ?? process.env.CORPUS_DIR ?? path.join(ROOT, '..', 'shared', 'corpus'))
 const sheetDir = option('--sheet')
 const jsonOut = option('--json')
+const gravity = option('--gravity') ?? 'auto'
 
 async function autoWindow(base, photo, ratio) {
-  const query = new URLSearchParams({ format: 'jpeg', width: ratio.width, height: ratio.height, fit: 'cover', gravity: 'auto' })
+  const query = new URLSearchParams({ format: 'jpeg', width: ratio.width, height: ratio.height, fit: 'cover', gravity })
   const res = await fetch(`${base}/api/compress?${query}`, { method: 'POST', body: photo.bytes, headers: { 'Content-Type': 'image/jpeg' } })
   if (!res.ok) throw new Error(`${photo.name} ${ratio.name}: ${res.status} ${await res.text()}`)
   await res.arrayBuffer()
