@@ -29,9 +29,10 @@ export const MEMORY_MODEL = {
   previewMiB: 8,
   /**
    * gravity=face: the face detector's memory (wasm/faces.ts), outside the lean memory: one instance the isolate keeps,
-   * whose CNN grows it to 3.9 MiB for a 256 px preview, charged to every gravity=face request (the first one grows it).
+   * whose CNN grows it to 3.9 MiB for a 256x192 preview, 4.9 for 256x256 (5.1 after a detection that ran out of it),
+   * charged to every gravity=face request (the first one grows it).
    */
-  facesMiB: 4,
+  facesMiB: 6,
   /**
    * MiB per decoded megapixel while decoding a whole image (the `pixels` route: animated WebP and PNG; every
    * GIF and AVIF takes the row pipeline). JPEG, PNG and WebP are decoded by the lean codec (JPEG at its
