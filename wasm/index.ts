@@ -19,7 +19,7 @@ import { sessionCodec } from './session'
 import './imagedata'
 
 export { MemoryCap }
-export { FACES_MAX_MIB, type Face } from './faces'
+export type { Face } from './faces'
 export { AVIF_WHOLE_PIXELS, canStreamInput, type KeptRows, LeanFailure, type StreamedFile, type LeanCodec, PNG_STRATEGY, type LeanAvifSettings, type LeanJpegSettings, type LeanPngSettings, type PaletteResult, type PaletteSettings, type SampleSpans } from './lean'
 
 /**
@@ -29,7 +29,7 @@ export { AVIF_WHOLE_PIXELS, canStreamInput, type KeptRows, LeanFailure, type Str
  * instance whose memory stops at `cap`.
  */
 export const leanCodec = (cap: MemoryCap, streaming = false) => sessionCodec(leanModule, cap, streaming)
-/** The faces in a small RGBA picture (libfacedetection's CNN, wasm/faces.ts): a fresh instance each call. */
+/** The faces in a small RGBA picture (libfacedetection's CNN, wasm/faces.ts), by the isolate's one detector. */
 export const detectFaces = (image: ImageData) => facesIn(facedetModule, image)
 /** The lean instances V8 has not collected yet, and their memories' bytes (the isolate's view of its memory). */
 export const leanInstances = () => LeanCodec.live()

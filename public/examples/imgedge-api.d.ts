@@ -157,7 +157,7 @@ export interface components {
                 colours: number;
                 quality: number;
             };
-            /** @description With `gravity=auto`: the window kept, in pixels of the image after EXIF orientation, trim, flip and rotate. */
+            /** @description With `gravity=auto` or `face`: the window kept, in pixels of the image after EXIF orientation, trim, flip and rotate. */
             crop?: {
                 x: number;
                 y: number;
@@ -436,7 +436,7 @@ export interface operations {
                     "X-Palette-Colors"?: string;
                     /** @description Lossy PNG: the quality its palette reached (0-100, from the PSNR of a sample: (dB - 20) x 10 / 3). */
                     "X-Palette-Quality"?: string;
-                    /** @description With `gravity=auto`: the window kept, `x,y,width,height` in pixels of the image after EXIF orientation, trim, flip and rotate (before resizing). */
+                    /** @description With `gravity=auto` or `face`: the window kept, `x,y,width,height` in pixels of the image after EXIF orientation, trim, flip and rotate (before resizing). */
                     "X-Crop"?: string;
                     /** @description The memory model's estimate for this conversion, e.g. `42 MiB`. */
                     "X-Memory-Estimate"?: string;
@@ -736,7 +736,7 @@ export interface operations {
                     "X-Palette-Colors"?: string;
                     /** @description Lossy PNG: the quality its palette reached (0-100, from the PSNR of a sample: (dB - 20) x 10 / 3). */
                     "X-Palette-Quality"?: string;
-                    /** @description With `gravity=auto`: the window kept, `x,y,width,height` in pixels of the image after EXIF orientation, trim, flip and rotate (before resizing). */
+                    /** @description With `gravity=auto` or `face`: the window kept, `x,y,width,height` in pixels of the image after EXIF orientation, trim, flip and rotate (before resizing). */
                     "X-Crop"?: string;
                     /** @description The memory model's estimate for this conversion, e.g. `42 MiB`. */
                     "X-Memory-Estimate"?: string;

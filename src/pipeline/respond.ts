@@ -58,7 +58,7 @@ export const CompressJsonSchema = z
     quality: z.number().int().optional().openapi({ description: 'With `quality=auto` or `max_bytes`: the quality the answer was encoded at.' }),
     score: z.number().optional().openapi({ description: "With `quality=auto`: the SSIMULACRA 2 score (0-100) of the answer at that quality, scored whole where it was checked, else of its sample." }),
     palette: z.object({ colours: z.number().int(), quality: z.number().int() }).optional().openapi({ description: 'Lossy PNG: the palette\'s size and the quality it reached.' }),
-    crop: z.object({ x: z.number().int(), y: z.number().int(), ...Dimensions }).optional().openapi({ description: 'With `gravity=auto`: the window kept, in pixels of the image after EXIF orientation, trim, flip and rotate.' }),
+    crop: z.object({ x: z.number().int(), y: z.number().int(), ...Dimensions }).optional().openapi({ description: 'With `gravity=auto` or `face`: the window kept, in pixels of the image after EXIF orientation, trim, flip and rotate.' }),
     timings: z.object({ decode: z.number(), transform: z.number(), encode: z.number() }).openapi({ description: 'Milliseconds per step.' }),
     image: z.string().openapi({ description: 'The output image, base64-encoded.' }),
   })
@@ -83,7 +83,7 @@ export const ANSWER_HEADERS = {
   'X-Score': "With `quality=auto`: the SSIMULACRA 2 score (0-100) of the answer at X-Quality, scored whole where it was checked, else of its sample, e.g. `71.42`.",
   'X-Palette-Colors': 'Lossy PNG: the colours in its palette.',
   'X-Palette-Quality': 'Lossy PNG: the quality its palette reached (0-100, from the PSNR of a sample: (dB - 20) x 10 / 3).',
-  'X-Crop': 'With `gravity=auto`: the window kept, `x,y,width,height` in pixels of the image after EXIF orientation, trim, flip and rotate (before resizing).',
+  'X-Crop': 'With `gravity=auto` or `face`: the window kept, `x,y,width,height` in pixels of the image after EXIF orientation, trim, flip and rotate (before resizing).',
   'X-Memory-Estimate': "The memory model's estimate for this conversion, e.g. `42 MiB`.",
   'X-Original-Returned': '`true` when the never-bigger rule answered with the input itself.',
   'X-Frames': 'An animated answer (an animated GIF or WebP to WebP): its frame count.',

@@ -19,7 +19,7 @@ export interface Transforms {
   geometry: Geometry
   /** The part of the turned image that trim kept. */
   region: Rect
-  /** gravity=auto's window, where it cropped, in the image after trim and the turn (X-Crop). */
+  /** gravity=auto's (or face's) window, where it cropped, in the image after trim and the turn (X-Crop). */
   chosen?: Rect | undefined
   /** gravity=auto (or face) crops, and its window is still to be placed (placeAuto): the geometry's crop is the centred one. */
   auto: boolean
@@ -76,8 +76,8 @@ export function planTransforms(sniffed: ImageHeader, options: CompressOptions, p
   }
   const geometry = planGeometry(region.width, region.height, { ...options, ...box })
   const { crop } = geometry
-  const found = options.gravity === 'auto' || options.gravity === 'face'
-  const auto = found && (crop.width < region.width || crop.height < region.height)
+  const looks = options.gravity === 'auto' || options.gravity === 'face'
+  const auto = looks && (crop.width < region.width || crop.height < region.height)
   const window = { ...crop, x: crop.x + region.x, y: crop.y + region.y }
   return { header, geometry: { ...geometry, crop: window }, region, auto, faces: auto && options.gravity === 'face' }
 }
