@@ -1,9 +1,11 @@
 /**
  * gravity=face on real portraits (test/fixtures/subject/, the face's box marked by hand before any detector ran):
  * where the centre crop cuts the face, the window `X-Crop` names keeps all of it, centred on it as far as the image's
- * edges allow; a portrait stored on its side is turned first; without a face the window is gravity=auto's.
+ * edges allow; a portrait stored on its side is turned first; a detection that fails leaves the next one working;
+ * without a face the window is gravity=auto's.
  */
 import { describe, expect, it } from 'vitest'
+import { detectFaces } from '../../wasm'
 import { compress, okBytes } from '../helpers/api'
 import { fixture } from '../helpers/fixtures'
 import { decode } from '../helpers/image'
@@ -59,6 +61,14 @@ describe('gravity=face', () => {
     const crop = xCrop(res)
     expect([crop.width, crop.height]).toEqual([256, 144])
     expect(inside(FACES['subject/hopper.jpg']!, crop), `crop ${Object.values(crop)} cuts the face`).toBe(true)
+  })
+
+  it('finds faces again after a detection that ran out of its memory', async () => {
+    // a 600x600 picture takes the CNN past FACES_MAX_MIB: it traps, and the isolate's detector is made again
+    expect(detectFaces(new ImageData(600, 600))).toEqual([])
+    const res = await compress(fixture('subject/hopper.jpg'), { format: 'png', width: 256, height: 144, fit: 'cover', gravity: 'face' })
+    await okBytes(res)
+    expect(inside(FACES['subject/hopper.jpg']!, xCrop(res))).toBe(true)
   })
 
   it("takes gravity=auto's window where it finds no face", async () => {

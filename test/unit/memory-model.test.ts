@@ -376,6 +376,8 @@ describe('memory model', () => {
     const alone = { ...kept, kept: undefined }
     expect(estimateMiB(kept) - estimateMiB(alone)).toBeCloseTo((4 * 2133 * 1600) / 1e6, 5)
     expect(estimateMiB(alone) - estimateMiB({ ...alone, preview: false })).toBe(MEMORY_MODEL.previewMiB)
+    // gravity=face's pass asks the face detector too, whose memory is its own
+    expect(estimateMiB({ ...alone, preview: 'face' }) - estimateMiB(alone)).toBe(MEMORY_MODEL.facesMiB)
     expect(previewed('jpeg', 'webp', 12, 300, 1.95).kept).toEqual({ width: 400, height: 300 })
     // a 150 px cover would keep less than the preview's 256 px side: the decode is kept (1/8, 504x378)
     const small = previewed('jpeg', 'webp', 12, 150, 1.95)
