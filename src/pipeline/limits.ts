@@ -140,12 +140,12 @@ export const MEMORY_MODEL = {
    * lossless animation's file is large and held about four times at its end (the encoder's frames, the file assembled
    * from them, its copy out of the instance, the answer): `losslessAnswerCopies` times its size, `losslessFileMiBPerMP` per
    * MP of all frames' output (what a photographic one measured), or for a flat GIF (isFlatGif) the GIF's own size.
-   * Fitted to npm run memory (2026-11-26; estimates now): 100 frames of 1280x720 GIF 83.0 MiB (est. 87), at 640 px
-   * 60.4 (64), 18 of 640x400 40.2 (41), lossless 49.7 (54), a 20-frame 480x360 cartoon 33.7 (34); an animated WebP of
-   * 100 frames of 720p 76.4 (79), to 640 px lossless (a 13.4 MiB answer) 108.3 (112).
+   * Fitted to npm run memory (2026-11-26; estimates now): 100 frames of 1280x720 GIF 83.0 MiB (est. 88), at 640 px
+   * 60.4 (65), 18 of 640x400 39.3-42.1 over seven runs (42), lossless 49.7 (55), a 20-frame 480x360 cartoon 33.7 (35);
+   * an animated WebP of 100 frames of 720p 76.4 (80), to 640 px lossless (a 13.4 MiB answer) 108.3 (113).
    */
   frames: {
-    baseMiB: 15,
+    baseMiB: 16,
     gif: { filePerMiB: 1.25, perMP: 8 },
     webp: { filePerMiB: 3, perMP: 14 },
     lossyPerMP: 34,
