@@ -88,9 +88,8 @@ export const CLOUDFLARE_OPTIONS: Readonly<Record<string, Mapping>> = {
   }),
   gravity: same('gravity', 'auto, face, the sides, center and a focal point XxY as they are'),
   zoom: mapped('(none)', '0 (the default: gravity=face frames the faces in the crop fit=cover takes); a closer crop (above 0) is refused', (value) => {
-    const zoom = Number(value)
-    if (value.trim() === '' || !(zoom >= 0 && zoom <= 1)) throw refuse('zoom', 'must be a number from 0 to 1')
-    if (zoom > 0) throw new ApiError('unsupported_option', `zoom=${value}: not supported: gravity=face centres the crop fit=cover takes on the faces, and does not crop closer (zoom=0 only).`, { option: 'zoom', mapping: 'refused' })
+    if (!/^(0(\.\d*)?|1(\.0*)?|\.\d+)$/.test(value)) throw refuse('zoom', 'must be a number from 0 to 1')
+    if (Number(value) > 0) throw new ApiError('unsupported_option', `zoom=${value}: not supported: gravity=face centres the crop fit=cover takes on the faces, and does not crop closer (zoom=0 only).`, { option: 'zoom', mapping: 'refused' })
   }),
   dpr: same('dpr', '1-4 as it is'),
   rotate: same('rotate', '0, 90, 180, 270 as they are'),

@@ -129,7 +129,7 @@ describe('GET /cdn-cgi/image', () => {
       const problem = await expectProblem(await get(`/cdn-cgi/image/width=100,${options}/cf/refused.jpg`), 'unsupported_option', 400)
       expect([problem.option, problem.mapping]).toEqual([option, status])
     }
-    for (const [options, option] of [['colour=red', 'colour'], ['fit=fill', 'fit'], ['format=gif', 'format'], ['fit=scale-up', 'fit'], ['quality=best', 'quality'], ['background=rgba(0,0,0,0.5)', 'background'], ['background=notacolour', 'background'], ['w=1,width=2', 'width'], ['upscale=generate', 'upscale'], ['compression=slow', 'compression'], ['zoom=2', 'zoom'], ['zoom=near', 'zoom']]) {
+    for (const [options, option] of [['colour=red', 'colour'], ['fit=fill', 'fit'], ['format=gif', 'format'], ['fit=scale-up', 'fit'], ['quality=best', 'quality'], ['background=rgba(0,0,0,0.5)', 'background'], ['background=notacolour', 'background'], ['w=1,width=2', 'width'], ['upscale=generate', 'upscale'], ['compression=slow', 'compression'], ['zoom=2', 'zoom'], ['zoom=near', 'zoom'], ['zoom=0x0', 'zoom']]) {
       const problem = await expectProblem(await get(`/cdn-cgi/image/${options}/cf/refused.jpg`), 'invalid_option', 400)
       expect(problem.option, options).toBe(option)
     }
