@@ -4,6 +4,7 @@ import type { EncodeSettings } from '../codecs/types'
 import type { Limits } from '../env'
 import { ApiError } from '../errors'
 import { sampleSpansOf, type Span } from './auto-quality'
+import type { FoundGravity } from './found-gravity'
 import { type ImageHeader, uprightSize } from './sniff'
 import { filtersMiB } from './filters'
 import { DECODE_MARGIN, DECODE_SCALES, decodeScale, type Geometry, isIdentity } from './transform'
@@ -389,7 +390,7 @@ export interface ConversionPlan {
    * gravity=auto's preview pass runs before the conversion (`MEMORY_MODEL.previewMiB`); with `face`, gravity=face's,
    * which asks the face detector of the preview too (`MEMORY_MODEL.facesMiB`).
    */
-  preview: false | 'auto' | 'face'
+  preview: false | FoundGravity
 }
 
 /**

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { OUTPUT_FORMATS } from '../codecs/registry'
+import { isFound } from './found-gravity'
 
 const flag = z
   .enum(['true', 'false', '1', '0'])
@@ -18,9 +19,9 @@ export type Gravity = { x: number; y: number } | 'auto' | 'face'
 
 const gravity = z
   .string()
-  .refine((value) => value === 'auto' || value === 'face' || Object.hasOwn(SIDES, value) || FOCAL.test(value), 'must be center, a side (top, bottom, left, right), a corner (top-left, ...), auto, face, or a focal point XxY as fractions such as 0.5x0.2')
+  .refine((value) => isFound(value) || Object.hasOwn(SIDES, value) || FOCAL.test(value), 'must be center, a side (top, bottom, left, right), a corner (top-left, ...), auto, face, or a focal point XxY as fractions such as 0.5x0.2')
   .transform((value): Gravity => {
-    if (value === 'auto' || value === 'face') return value
+    if (isFound(value)) return value
     const side = SIDES[value as keyof typeof SIDES]
     const [x, y] = side ?? value.split('x').map(Number)
     return { x: x!, y: y! }

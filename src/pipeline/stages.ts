@@ -6,6 +6,7 @@
  */
 import { ApiError } from '../errors'
 import type { ConversionPlan } from './limits'
+import { type FoundGravity, isFound } from './found-gravity'
 import type { CompressOptions, Trim } from './options'
 import { composeOrientation, orientRect, type Rect, userOrientation } from './orientation'
 import { type ImageHeader, uprightSize } from './sniff'
@@ -21,10 +22,12 @@ export interface Transforms {
   region: Rect
   /** gravity=auto's (or face's) window, where it cropped, in the image after trim and the turn (X-Crop). */
   chosen?: Rect | undefined
-  /** gravity=auto (or face) crops, and its window is still to be placed (placeAuto): the geometry's crop is the centred one. */
-  auto: boolean
-  /** gravity=face: the window is centred on the faces found in the preview (src/pipeline/faces.ts), as auto's where there are none. */
-  faces: boolean
+  /**
+   * gravity=auto or face crops, and its window is still to be placed (placeAuto): the geometry's crop is the centred one.
+   * With `face`, the window is centred on the faces found in the preview (src/pipeline/faces.ts), as auto's where there
+   * are none.
+   */
+  auto: false | FoundGravity
 }
 
 /** What finds what the pixels decide (trim=border, gravity=auto): a row pass over the turned image (src/pipeline/rows.ts). */
@@ -76,10 +79,10 @@ export function planTransforms(sniffed: ImageHeader, options: CompressOptions, p
   }
   const geometry = planGeometry(region.width, region.height, { ...options, ...box })
   const { crop } = geometry
-  const looks = options.gravity === 'auto' || options.gravity === 'face'
-  const auto = looks && (crop.width < region.width || crop.height < region.height)
+  const crops = crop.width < region.width || crop.height < region.height
+  const auto = crops && isFound(options.gravity) ? options.gravity : false
   const window = { ...crop, x: crop.x + region.x, y: crop.y + region.y }
-  return { header, geometry: { ...geometry, crop: window }, region, auto, faces: auto && options.gravity === 'face' }
+  return { header, geometry: { ...geometry, crop: window }, region, auto }
 }
 
 /**
@@ -142,9 +145,9 @@ export function placeAuto(transforms: Transforms, probes: PixelProbes, keep?: Ke
   if (!transforms.auto) return transforms
   const { header, region, geometry } = transforms
   const { crop } = geometry
-  const at = probes.smartCrop(header, region, crop.width, crop.height, keep, transforms.faces)
+  const at = probes.smartCrop(header, region, crop.width, crop.height, keep, transforms.auto === 'face')
   const window = { ...crop, x: at.x + region.x, y: at.y + region.y }
-  return { ...transforms, geometry: { ...geometry, crop: window }, chosen: { ...crop, ...at }, auto: false, faces: false }
+  return { ...transforms, geometry: { ...geometry, crop: window }, chosen: { ...crop, ...at }, auto: false }
 }
 
 /** The region trim keeps, in the turned image: edges given before the turn by rotate/flip, or the box inside a border. */

@@ -3,6 +3,7 @@ import type { EncodeSettings } from '../codecs/types'
 import type { Limits } from '../env'
 import { pngImageDataWithin } from '../formats/png/header'
 import { type ConversionPlan, mayAnswerWithInput } from './limits'
+import { isFound } from './found-gravity'
 import type { CompressOptions } from './options'
 
 /**
@@ -25,7 +26,7 @@ export const STREAM_HEAD_BYTES = 64 * 1024
 export function mayStream(head: Uint8Array, options: CompressOptions): boolean {
   if (!canStreamInput()) return false
   if (options.format === 'png' || options.quality === 'auto' || options.max_bytes !== undefined || options.metadata !== 'none') return false
-  if (options.gravity === 'auto' || options.gravity === 'face' || (options.trim !== undefined && 'border' in options.trim)) return false
+  if (isFound(options.gravity) || (options.trim !== undefined && 'border' in options.trim)) return false
   return pngImageDataWithin(head)
 }
 

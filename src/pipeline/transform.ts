@@ -1,6 +1,7 @@
 import { leanCodec } from '../../wasm'
 import { encoderMemoryCap } from '../codecs/types'
 import { addFilters, type Filters } from './filters'
+import { isFound } from './found-gravity'
 import type { CompressOptions, Gravity } from './options'
 
 export type Fit = CompressOptions['fit']
@@ -38,7 +39,7 @@ export function planGeometry(
   srcHeight: number,
   { width, height, fit, enlarge, gravity }: Pick<CompressOptions, 'width' | 'height' | 'fit' | 'enlarge'> & { gravity?: Gravity },
 ): Geometry {
-  const focus = gravity === undefined || gravity === 'auto' || gravity === 'face' ? { x: 0.5, y: 0.5 } : gravity
+  const focus = gravity === undefined || isFound(gravity) ? { x: 0.5, y: 0.5 } : gravity
   const whole = { x: 0, y: 0, width: srcWidth, height: srcHeight }
   const limit = (scale: number) => (enlarge ? scale : Math.min(1, scale))
   const round = (value: number) => Math.max(1, Math.round(value))

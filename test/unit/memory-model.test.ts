@@ -361,7 +361,7 @@ describe('memory model', () => {
     const geometry = planGeometry(w, h, { width: side, height: side, fit: 'cover', enlarge: false, gravity: 'auto' })
     const settings = encodeSettings(format, effort === undefined ? {} : { effort }, geometry.canvas.width * geometry.canvas.height, true)
     const header = { ...headerOf(input, w, h), fileBytes: fileMiB * 2 ** 20 }
-    return planConversion(header, format, geometry, settings, limitsOf(env), 0, keptRequest({ header, geometry, region: { x: 0, y: 0, width: w, height: h }, auto: true, faces: false }))
+    return planConversion(header, format, geometry, settings, limitsOf(env), 0, keptRequest({ header, geometry, region: { x: 0, y: 0, width: w, height: h }, auto: 'auto' }))
   }
   for (const [input, format, mp, side, measured, fileMiB] of PREVIEWED) {
     it(`estimates at least the measured ${measured} MiB for ${LABEL[input]} ${mp} MP to a ${side} px ${format} cover with gravity=auto`, () => {
